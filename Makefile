@@ -1,0 +1,39 @@
+# ICML 2025 in Miniature. Every target bootstraps the virtual environment it needs (.venv).
+#   make book      build the HTML book into _build/html from the committed notebooks
+#   make test      unit tests, notebook hygiene, nbval over book/, ruff (one pytest run)
+#   make execute   re-run notebooks in place and print each one's wall time
+#                  (all, or one chapter: make execute CHAPTER=sparse-pca)
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# One thread everywhere: torch's OpenMP threads spin-wait on a shared 2-core machine.
+# Never export MPLBACKEND here: the notebooks would be saved without their figures.
+RUNENV := OMP_NUM_THREADS=1 TQDM_DISABLE=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+CHAPTER ?=
+
+.PHONY: setup book test execute clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	# torch first: the pinned CPU wheel (a bare "torch" would pull a multi-GB CUDA build)
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+book: setup
+	rm -rf _build/html
+	$(RUNENV) $(BIN)/jupyter-book build . -W -n --keep-going
+
+test: setup
+	$(RUNENV) $(BIN)/python -m pytest --nbval-lax -n 2 --dist loadfile tests book
+
+execute: setup
+	$(RUNENV) $(BIN)/python -m icml25.common.notebooks $(CHAPTER)
+
+clean:
+	rm -rf _build

@@ -1,0 +1,7 @@
+"""ICML 2025 in Miniature: compact, tested re-implementations of ICML 2025 papers.
+
+One subpackage per paper (``icml25.sparse_pca``, ...) and the shared helpers in
+``icml25.common``. Notebooks in ``book/`` import from here and define no algorithm themselves.
+"""
+
+__version__ = "0.1.0"

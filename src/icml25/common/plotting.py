@@ -1,0 +1,127 @@
+"""The book's one plotting style, and one colour per method name across all chapters.
+
+* seaborn ``whitegrid`` with the colour-blind-safe palette, white figure and axes background (the
+  figures stay readable in the book's dark mode), fixed font sizes, PNG at 100 dpi.
+* :func:`method_color` gives every method the same colour on every page: ``"ours"`` and the
+  paper's own method names always get the first palette colour; other names are either in
+  :data:`METHOD_COLORS` or get a stable colour derived from the name.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable, Sequence
+
+import matplotlib as mpl
+import seaborn as sns
+
+#: Colour-blind-safe palette (seaborn "colorblind", 10 colours), as hex strings.
+PALETTE: tuple[str, ...] = tuple(sns.color_palette("colorblind", 10).as_hex())
+
+#: Figure sizes in inches, by name: one panel, a wide row of panels, a tall grid.
+FIGSIZES: dict[str, tuple[float, float]] = {
+    "single": (5.5, 3.8),
+    "wide": (11.0, 3.8),
+    "grid": (11.0, 7.0),
+}
+
+#: Fixed colours of methods that recur across chapters. "ours" is always PALETTE[0].
+METHOD_COLORS: dict[str, str] = {
+    "ours": PALETTE[0],
+    # sparse PCA
+    "Thresholding": PALETTE[0],
+    "Two-stage": PALETTE[2],
+    "Diagonal thresholding": PALETTE[1],
+    "Covariance thresholding": PALETTE[4],
+    "Truncated power": PALETTE[2],
+    "SparsePCA (scikit-learn)": PALETTE[7],
+    "oracle": "#000000",
+}
+
+
+def set_style() -> None:
+    """Apply the book's matplotlib/seaborn style (idempotent)."""
+    sns.set_theme(style="whitegrid", palette=list(PALETTE), font_scale=1.0)
+    mpl.rcParams.update(
+        {
+            "figure.facecolor": "white",
+            "axes.facecolor": "white",
+            "savefig.facecolor": "white",
+            "figure.dpi": 100,
+            "savefig.dpi": 100,
+            "figure.figsize": FIGSIZES["single"],
+            "font.size": 10,
+            "axes.titlesize": 11,
+            "axes.labelsize": 10,
+            "legend.fontsize": 9,
+            "xtick.labelsize": 9,
+            "ytick.labelsize": 9,
+            "figure.autolayout": False,
+            "figure.constrained_layout.use": True,
+        }
+    )
+    # Inline figures in Jupyter: PNG at the dpi above (keeps the committed notebooks small).
+    try:
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+        set_matplotlib_formats("png")
+    except ImportError:  # pragma: no cover - outside IPython
+        pass
+
+
+def method_color(name: str) -> str:
+    """Return the hex colour of method ``name``; the same name always gets the same colour.
+
+    Raises:
+        TypeError: if ``name`` is not a string.
+        ValueError: if ``name`` is empty.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
+    if not name.strip():
+        raise ValueError("name must be a non-empty method name")
+    if name in METHOD_COLORS:
+        return METHOD_COLORS[name]
+    # Stable across runs and machines (unlike hash()); skip PALETTE[0], reserved for "ours".
+    return PALETTE[1 + zlib.crc32(name.encode("utf-8")) % (len(PALETTE) - 1)]
+
+
+def method_colors(names: Iterable[str]) -> dict[str, str]:
+    """Return ``{name: method_color(name)}`` for a seaborn ``palette=`` argument."""
+    return {name: method_color(name) for name in names}
+
+
+def figsize(kind: str = "single") -> tuple[float, float]:
+    """Return a figure size from :data:`FIGSIZES` (``"single"``, ``"wide"`` or ``"grid"``)."""
+    if kind not in FIGSIZES:
+        raise ValueError(f"kind must be one of {sorted(FIGSIZES)}, got {kind!r}")
+    return FIGSIZES[kind]
+
+
+def panel_labels(axes: Sequence, start: str = "a") -> None:
+    """Write panel letters (a), (b), ... in the top-left corner of each axes."""
+    if len(start) != 1 or not start.isalpha():
+        raise ValueError(f"start must be a single letter, got {start!r}")
+    for i, ax in enumerate(axes):
+        ax.text(
+            -0.02,
+            1.02,
+            f"({chr(ord(start) + i)})",
+            transform=ax.transAxes,
+            ha="right",
+            va="bottom",
+            fontweight="bold",
+        )
+
+
+def plain_log_ticks(ax, axis: str = "both") -> None:
+    """Label log-scaled axes with plain numbers (0.1, 3, 40) instead of powers of ten."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    if axis not in ("x", "y", "both"):
+        raise ValueError(f"axis must be 'x', 'y' or 'both', got {axis!r}")
+    fmt = FuncFormatter(lambda value, _pos: f"{value:g}")
+    targets = [ax.xaxis, ax.yaxis] if axis == "both" else [getattr(ax, f"{axis}axis")]
+    for target in targets:
+        target.set_major_formatter(fmt)
+        target.set_minor_formatter(NullFormatter())

@@ -1,0 +1,121 @@
+"""Unit tests of icml25.common: scale switch, set-up, paths, plotting, timing."""
+
+import random
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from icml25.common import paths, plotting, runtime, time_call
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [(None, "small"), ("", "small"), ("small", "small"), ("large", "large"), (" LARGE ", "large")],
+)
+def test_scale_reads_environment(monkeypatch, raw, expected):
+    if raw is None:
+        monkeypatch.delenv("ICML25_SCALE", raising=False)
+    else:
+        monkeypatch.setenv("ICML25_SCALE", raw)
+    assert runtime.scale() == expected
+
+
+def test_scale_rejects_unknown_value(monkeypatch):
+    monkeypatch.setenv("ICML25_SCALE", "medium")
+    with pytest.raises(ValueError, match="ICML25_SCALE"):
+        runtime.scale()
+
+
+def test_setup_seeds_threads_style_and_returns_scale(monkeypatch):
+    import torch
+
+    monkeypatch.setenv("ICML25_SCALE", "large")
+    assert runtime.setup(seed=3) == "large"
+    a = (random.random(), np.random.rand(), torch.rand(1).item())  # noqa: NPY002
+    runtime.setup(seed=3)
+    b = (random.random(), np.random.rand(), torch.rand(1).item())  # noqa: NPY002
+    assert a == b
+    assert torch.get_num_threads() == 1
+    assert matplotlib.rcParams["figure.facecolor"] == "white"
+    assert matplotlib.rcParams["savefig.dpi"] == 100
+
+
+def test_setup_fails_early_on_bad_scale(monkeypatch):
+    monkeypatch.setenv("ICML25_SCALE", "huge")
+    with pytest.raises(ValueError, match="ICML25_SCALE"):
+        runtime.setup()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc"),
+    [({"seed": -1}, ValueError), ({"seed": 1.5}, TypeError), ({"threads": 0}, ValueError)],
+)
+def test_setup_rejects_bad_arguments(kwargs, exc):
+    with pytest.raises(exc):
+        runtime.setup(**kwargs)
+
+
+def test_get_device_is_cpu_without_gpu():
+    import torch
+
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert runtime.get_device().type == expected
+
+
+def test_paths_find_repo_root_from_anywhere(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    root = paths.repo_root()
+    assert (root / "_config.yml").is_file()
+    assert paths.data_dir() == root / "data"
+    assert paths.data_dir().is_dir()
+    assert paths.book_dir() == root / "book"
+
+
+def test_method_color_is_stable_and_ours_is_first():
+    assert plotting.method_color("ours") == plotting.PALETTE[0]
+    assert plotting.method_color("Thresholding") == plotting.PALETTE[0]
+    unknown = plotting.method_color("Some new method")
+    assert unknown == plotting.method_color("Some new method")
+    assert unknown in plotting.PALETTE[1:]
+    assert plotting.method_colors(["ours"]) == {"ours": plotting.PALETTE[0]}
+
+
+@pytest.mark.parametrize(("name", "exc"), [(3, TypeError), ("  ", ValueError)])
+def test_method_color_rejects_bad_names(name, exc):
+    with pytest.raises(exc, match="name"):
+        plotting.method_color(name)
+
+
+def test_figsize_and_panel_labels():
+    assert plotting.figsize("wide") == plotting.FIGSIZES["wide"]
+    with pytest.raises(ValueError, match="kind"):
+        plotting.figsize("poster")
+    fig, axes = plt.subplots(1, 2)
+    plotting.panel_labels(axes)
+    assert [t.get_text() for ax in axes for t in ax.texts] == ["(a)", "(b)"]
+    plt.close(fig)
+
+
+def test_plain_log_ticks():
+    fig, ax = plt.subplots()
+    ax.plot([1, 10, 100], [0.1, 1, 10])
+    ax.set(xscale="log", yscale="log")
+    plotting.plain_log_ticks(ax)
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert "10" in labels and not any("^" in label for label in labels)
+    with pytest.raises(ValueError, match="axis"):
+        plotting.plain_log_ticks(ax, axis="z")
+    plt.close(fig)
+
+
+def test_time_call_returns_best_time_and_validates():
+    calls = []
+    seconds = time_call(lambda: calls.append(1), repeats=2)
+    assert seconds >= 0 and len(calls) == 2
+    with pytest.raises(ValueError, match="repeats"):
+        time_call(lambda: None, repeats=0)
+    with pytest.raises(TypeError, match="fn"):
+        time_call(3)

@@ -1,0 +1,200 @@
+"""Unit tests of icml25.sparse_pca: known answers, statistical behaviour, invariances, errors."""
+
+import numpy as np
+import pytest
+
+from icml25.sparse_pca import (
+    covariance_thresholding,
+    diagonal_thresholding,
+    sample_complexity_grid,
+    sample_covariance,
+    sin_theta,
+    sklearn_sparse_pca,
+    spiked_covariance_data,
+    spiked_vector,
+    support_recovered,
+    threshold_column,
+    timing_sweep,
+    truncated_power,
+    two_stage,
+)
+
+P, K, LAM = 60, 5, 3.0
+
+
+def population(p=P, k=K, lam=LAM, seed=1):
+    """Σ = I + λ v vᵀ and an X with XᵀX/n = Σ exactly (n = p)."""
+    v, support = spiked_vector(p, k, seed=seed)
+    sigma = np.eye(p) + lam * np.outer(v, v)
+    X = np.sqrt(p) * np.linalg.cholesky(sigma).T
+    return sigma, X, v, support
+
+
+# --- data ------------------------------------------------------------------------------------
+
+
+def test_spiked_vector_shapes():
+    v, support = spiked_vector(100, 10, shape="spiky", a=0.7, seed=0)
+    assert v.shape == (100,) and support.shape == (10,)
+    assert np.isclose(np.linalg.norm(v), 1.0)
+    assert np.array_equal(np.flatnonzero(v), support)
+    assert np.isclose(np.abs(v).max(), 0.7)
+    flat, _ = spiked_vector(100, 16, shape="flat", seed=0)
+    assert np.allclose(np.abs(flat[flat != 0]), 0.25)
+    one, s1 = spiked_vector(10, 1, seed=0)
+    assert np.abs(one).max() == 1.0 and s1.size == 1
+
+
+def test_spiked_covariance_data_is_seeded_and_has_the_planted_covariance():
+    X, v, support = spiked_covariance_data(20000, 30, 3, 2.0, seed=5)
+    X2, v2, _ = spiked_covariance_data(20000, 30, 3, 2.0, seed=5)
+    assert np.array_equal(X, X2) and np.array_equal(v, v2)
+    assert X.shape == (20000, 30) and support.shape == (3,)
+    sigma = np.eye(30) + 2.0 * np.outer(v, v)
+    assert np.abs(sample_covariance(X) - sigma).max() < 0.1
+
+
+# --- known answers on the population covariance ----------------------------------------------
+
+
+def test_population_input_gives_v_exactly():
+    sigma, X, v, support = population()
+    for v_hat in (
+        threshold_column(X, K),
+        two_stage(X, K),
+        truncated_power(sigma, np.ones(P), K),
+        diagonal_thresholding(sigma, K),
+        covariance_thresholding(sigma, K, n=10**6),
+    ):
+        assert sin_theta(v_hat, v) < 1e-7
+        assert support_recovered(v_hat, support)
+
+
+def test_sin_theta_known_values():
+    e1, e2 = np.eye(2)
+    assert sin_theta(e1, e1) == 0.0
+    assert sin_theta(e1, -3 * e1) == 0.0
+    assert np.isclose(sin_theta(e1, e2), 1.0)
+    assert np.isclose(sin_theta(e1, e1 + e2), np.sqrt(0.5))
+
+
+# --- invariances -----------------------------------------------------------------------------
+
+
+def test_estimates_have_k_nonzeros_unit_norm():
+    X, _, _ = spiked_covariance_data(300, 80, 6, 3.0, seed=2)
+    S = sample_covariance(X)
+    for v_hat in (
+        threshold_column(X, 6),
+        two_stage(X, 6),
+        truncated_power(S, X[0], 6),
+        diagonal_thresholding(S, 6),
+        covariance_thresholding(S, 6, 300),
+    ):
+        assert v_hat.shape == (80,)
+        assert np.count_nonzero(v_hat) == 6
+        assert np.isclose(np.linalg.norm(v_hat), 1.0)
+
+
+def test_permutation_and_sign_equivariance():
+    X, _, _ = spiked_covariance_data(400, 50, 5, 3.0, seed=3)
+    perm = np.random.default_rng(0).permutation(50)
+    for est in (threshold_column, two_stage):
+        base = est(X, 5)
+        assert np.allclose(np.abs(est(X[:, perm], 5)), np.abs(base[perm]))
+        assert sin_theta(est(-X, 5), base) < 1e-12
+
+
+# --- statistical behaviour (the chapter's claims, at test size) ------------------------------
+
+
+def test_scaling_collapse_thresholding_vs_diagonal():
+    """λ = 4, spiky v, n = 4 k log p: two-stage error small for every k; DT fails at k = 40."""
+    p, lam = 500, 4.0
+    for k in (10, 20, 40):
+        n = int(4 * k * np.log(p))
+        errs, dt_errs = [], []
+        for t in range(8):
+            X, v, _ = spiked_covariance_data(n, p, k, lam, seed=100 + t)
+            errs.append(sin_theta(two_stage(X, k), v) ** 2)
+            if k == 40:
+                dt_errs.append(sin_theta(diagonal_thresholding(sample_covariance(X), k), v) ** 2)
+        assert np.mean(errs) < 0.05, (k, np.mean(errs))
+    assert np.mean(dt_errs) > 0.2
+
+
+def test_two_stage_attains_the_parametric_rate():
+    """Regress log sin θ on log n over n ∈ [4, 64] k log p: slope −1/2 ± 0.1."""
+    p, k, lam = 200, 8, 4.0
+    ns = [int(c * k * np.log(p)) for c in (4, 8, 16, 32, 64)]
+    mean_err = []
+    for n in ns:
+        errs = [
+            sin_theta(two_stage(X, k), v)
+            for X, v, _ in (spiked_covariance_data(n, p, k, lam, seed=t) for t in range(12))
+        ]
+        mean_err.append(np.mean(errs))
+    slope = np.polyfit(np.log(ns), np.log(mean_err), 1)[0]
+    assert -0.6 < slope < -0.4, slope
+
+
+def test_grid_and_timing_helpers():
+    df = sample_complexity_grid(
+        ["Thresholding", "Diagonal thresholding"], [4], [40], [2.0], 3.0, trials=2, progress=False
+    )
+    assert len(df) == 4
+    assert set(df.columns) >= {"method", "k", "p", "c", "n", "trial", "sin_theta", "success"}
+    again = sample_complexity_grid(
+        ["Thresholding", "Diagonal thresholding"], [4], [40], [2.0], 3.0, trials=2, progress=False
+    )
+    assert df.equals(again)
+    tim = timing_sweep(["Thresholding"], [50], k=4, c=4.0, lam=3.0, repeats=1)
+    assert list(tim.columns) == ["method", "p", "n", "seconds", "sin_theta"]
+    with pytest.raises(ValueError, match="methods"):
+        sample_complexity_grid(["SDP"], [4], [40], [2.0], 3.0, trials=1)
+
+
+def test_sklearn_baseline_returns_k_sparse_unit_vector():
+    X, _, _ = spiked_covariance_data(200, 30, 4, 4.0, seed=0)
+    v_hat = sklearn_sparse_pca(X, 4)
+    assert np.count_nonzero(v_hat) <= 4 and np.isclose(np.linalg.norm(v_hat), 1.0)
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+X_OK = np.ones((10, 6))
+S_OK = np.eye(6)
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "arg"),
+    [
+        (lambda: spiked_covariance_data(0, 10, 2, 1.0), ValueError, "n"),
+        (lambda: spiked_covariance_data(10, -1, 2, 1.0), ValueError, "p"),
+        (lambda: spiked_covariance_data(10, 5, 6, 1.0), ValueError, "k"),
+        (lambda: spiked_covariance_data(10, 5, 2, 0.0), ValueError, "lam"),
+        (lambda: spiked_covariance_data(10, 5, 2, float("nan")), ValueError, "lam"),
+        (lambda: spiked_covariance_data(10, 5, 2, 1.0, shape="round"), ValueError, "shape"),
+        (lambda: spiked_covariance_data(10.5, 5, 2, 1.0), TypeError, "n"),
+        (lambda: threshold_column(X_OK, 7), ValueError, "k"),
+        (lambda: threshold_column(X_OK, 0), ValueError, "k"),
+        (lambda: threshold_column(np.ones(6), 2), ValueError, "X"),
+        (lambda: threshold_column(np.full((3, 3), np.nan), 2), ValueError, "X"),
+        (lambda: threshold_column([[1.0]], 1), TypeError, "X"),
+        (lambda: two_stage(X_OK, 7), ValueError, "k"),
+        (lambda: truncated_power(np.ones((3, 4)), np.ones(3), 1), ValueError, "S"),
+        (lambda: truncated_power(S_OK, np.ones(5), 2), ValueError, "x0"),
+        (lambda: truncated_power(S_OK, np.zeros(6), 2), ValueError, "x0"),
+        (lambda: truncated_power(S_OK, np.ones(6), 2, iters=-1), ValueError, "iters"),
+        (lambda: diagonal_thresholding(S_OK, 7), ValueError, "k"),
+        (lambda: diagonal_thresholding(np.triu(np.ones((3, 3))), 1), ValueError, "S"),
+        (lambda: covariance_thresholding(S_OK, 2, 0), ValueError, "n"),
+        (lambda: covariance_thresholding(S_OK, 2, 10, tau=-1.0), ValueError, "tau"),
+        (lambda: sin_theta(np.ones(3), np.ones(4)), ValueError, "u and v"),
+        (lambda: sin_theta(np.zeros(3), np.ones(3)), ValueError, "u"),
+        (lambda: support_recovered(np.ones(3), np.array([0, 1, 2, 3])), ValueError, "support"),
+    ],
+)
+def test_bad_input_raises_naming_the_argument(call, exc, arg):
+    with pytest.raises(exc, match=arg):
+        call()
