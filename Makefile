@@ -29,8 +29,11 @@ book: setup
 	rm -rf _build/html
 	$(RUNENV) $(BIN)/jupyter-book build . -W -n --keep-going
 
+# One pytest run: unit tests and hygiene (tests/), ruff (tests/test_lint.py), nbval (book/).
+# --dist loadfile keeps each notebook on one worker (otherwise its cells are split up).
 test: setup
-	$(RUNENV) $(BIN)/python -m pytest --nbval-lax -n 2 --dist loadfile tests book
+	$(RUNENV) $(BIN)/python -m pytest --nbval-lax -n 2 --dist loadfile tests book; \
+	rc=$$?; [ $$rc -ne 5 ] || echo "make test: pytest collected no test (exit 5)" >&2; exit $$rc
 
 execute: setup
 	$(RUNENV) $(BIN)/python -m icml25.common.notebooks $(CHAPTER)

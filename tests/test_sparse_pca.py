@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from icml25.sparse_pca import (
+    column_statistics,
     covariance_thresholding,
     diagonal_thresholding,
     sample_complexity_grid,
@@ -12,10 +13,14 @@ from icml25.sparse_pca import (
     sklearn_sparse_pca,
     spiked_covariance_data,
     spiked_vector,
+    success_table,
     support_recovered,
     threshold_column,
     timing_sweep,
+    transition_point,
+    transition_table,
     truncated_power,
+    truncated_power_path,
     two_stage,
 )
 
@@ -68,6 +73,57 @@ def test_population_input_gives_v_exactly():
     ):
         assert sin_theta(v_hat, v) < 1e-7
         assert support_recovered(v_hat, support)
+
+
+def test_column_statistics_population_values():
+    sigma, X, v, _ = population()
+    d, i_star, c = column_statistics(X)
+    assert np.allclose(d, np.diag(sigma))
+    assert i_star == int(np.argmax(np.abs(v)))
+    assert np.allclose(c, LAM * v[i_star] * v)
+
+
+def test_truncated_power_path_starts_at_x0_and_converges():
+    sigma, _, v, _ = population()
+    x0 = np.ones(P)
+    path = truncated_power_path(sigma, x0, K, iters=60)
+    assert path.shape[1] == P and 2 <= path.shape[0] <= 61
+    assert np.allclose(np.linalg.norm(path, axis=1), 1.0)
+    assert sin_theta(path[-1], v) < 1e-7
+    assert np.allclose(path[-1], truncated_power(sigma, x0, K, iters=60))
+
+
+def test_transition_point_interpolates_in_log_c():
+    assert transition_point([1, 2, 4], [0.0, 0.4, 0.8]) == pytest.approx(2 * 2**0.25)
+    assert transition_point([1, 2], [0.6, 1.0]) == 1.0
+    assert transition_point([1, 2], [0.0, 0.2]) == float("inf")
+    with pytest.raises(ValueError, match="cs"):
+        transition_point([2, 1], [0.0, 1.0])
+    with pytest.raises(ValueError, match="level"):
+        transition_point([1, 2], [0.0, 1.0], level=0)
+
+
+def test_success_and_transition_tables():
+    import pandas as pd
+
+    grid = pd.DataFrame(
+        {
+            "method": ["A"] * 4,
+            "k": [5] * 4,
+            "p": [50] * 4,
+            "c": [1.0, 1.0, 2.0, 2.0],
+            "n": [20, 20, 40, 40],
+            "trial": [0, 1, 0, 1],
+            "sin_theta": [0.5, 0.7, 0.1, 0.3],
+            "success": [False, False, True, True],
+        }
+    )
+    table = success_table(grid)
+    assert table.success.tolist() == [0.0, 1.0]
+    assert table.sin_theta.tolist() == pytest.approx([0.6, 0.2])
+    assert transition_table(grid).c50.tolist() == pytest.approx([2**0.5])
+    with pytest.raises(ValueError, match="grid"):
+        success_table(grid.drop(columns="success"))
 
 
 def test_sin_theta_known_values():

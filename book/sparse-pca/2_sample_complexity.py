@@ -327,6 +327,7 @@ runtime_s = time.perf_counter() - t_start
 thr_c50 = float(thr.median())
 dt_c50_small_k = float(dt[(CONFIG["ks"][0], CONFIG["ps"][-1])])
 dt_c50_mid_k = float(dt[(CONFIG["ks"][1], CONFIG["ps"][-1])])
+dt_c50_big_k = float(dt[(CONFIG["ks"][-1], CONFIG["ps"][-1])])
 print(
     f"VERDICT reproduced: thresholding c50 = {thr_c50:.1f} k log p for all (k, p) "
     f"(spread {spread_thr:.2f}x); diagonal thresholding c50 = {dt_c50_small_k:.1f} and "
@@ -337,6 +338,7 @@ glue("thr_c50", thr_c50, display=False)
 glue("spread_thr", spread_thr, display=False)
 glue("dt_c50_small_k", dt_c50_small_k, display=False)
 glue("dt_c50_mid_k", dt_c50_mid_k, display=False)
+glue("dt_c50_big_k", dt_c50_big_k, display=False)
 glue("dt_growth_min", float(np.min(dt_growth)), display=False)
 glue("ct_ratio", ct_ratio, display=False)
 glue("err_ratio", mean_err_ratio, display=False)

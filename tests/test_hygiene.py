@@ -1,0 +1,142 @@
+"""Notebook hygiene (BOOK_GUIDE §5): pairs in sync, executed in order, in the toc, claim checks.
+
+Plus the book's wiring: the Colab cell clones the repository named once in ``_config.yml``, and
+every chapter opener names its notebooks.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+
+
+def _sources() -> list[Path]:
+    return sorted(
+        p
+        for p in BOOK.rglob("*.py")
+        if ".ipynb_checkpoints" not in p.parts and "jupytext" in p.read_text(encoding="utf-8")[:600]
+    )
+
+
+SOURCES = _sources()
+NOTEBOOKS = sorted(p for p in BOOK.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+IDS = [str(p.relative_to(ROOT)) for p in SOURCES]
+
+
+def _toc_files() -> set[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files: set[str] = {toc["root"]}
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                files.add(entry["file"])
+            walk(entry.get("sections"))
+            walk(entry.get("chapters"))
+
+    walk(toc.get("parts"))
+    walk(toc.get("chapters"))
+    return files
+
+
+def test_book_has_notebooks():
+    assert SOURCES, "no jupytext notebooks found under book/"
+
+
+def test_every_ipynb_has_a_py_source():
+    for nb in NOTEBOOKS:
+        assert nb.with_suffix(".py").exists(), f"{nb} has no jupytext .py source"
+
+
+@pytest.mark.parametrize("py", SOURCES, ids=IDS)
+def test_pair_in_sync(py):
+    ipynb = py.with_suffix(".ipynb")
+    assert ipynb.exists(), f"missing pair: {ipynb} (run make execute)"
+    a = [(c.cell_type, c.source.strip()) for c in jupytext.read(py).cells]
+    b = [(c.cell_type, c.source.strip()) for c in nbformat.read(ipynb, as_version=4).cells]
+    assert a == b, f"{py} and {ipynb.name} differ: run `make execute CHAPTER={py.parent.name}`"
+
+
+@pytest.mark.parametrize("py", SOURCES, ids=IDS)
+def test_executed_top_to_bottom_with_kernel_python3(py):
+    nb = nbformat.read(py.with_suffix(".ipynb"), as_version=4)
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3", "kernelspec must be python3"
+    counts = [c.execution_count for c in nb.cells if c.cell_type == "code"]
+    assert counts == list(range(1, len(counts) + 1)), f"{py}: not executed top to bottom in one run"
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+            assert not errors, f"{py}: a committed output is an error"
+
+
+@pytest.mark.parametrize("py", SOURCES, ids=IDS)
+def test_has_figures(py):
+    nb = nbformat.read(py.with_suffix(".ipynb"), as_version=4)
+    images = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if "image/png" in o.get("data", {})
+    ]
+    assert images, f"{py}: the committed notebook has no figure (was MPLBACKEND set?)"
+
+
+@pytest.mark.parametrize("py", SOURCES, ids=IDS)
+def test_in_toc(py):
+    assert str(py.relative_to(ROOT).with_suffix("")) in _toc_files(), f"{py} is not in _toc.yml"
+
+
+@pytest.mark.parametrize("py", SOURCES, ids=IDS)
+def test_has_claim_check(py):
+    code = [c.source for c in jupytext.read(py).cells if c.cell_type == "code"]
+    last = code[-1]
+    assert re.search(r"^assert\b", last, re.M), f"{py}: the last code cell must assert the claim"
+    assert "glue(" in last, f"{py}: the claim-check cell must glue its numbers"
+    assert "VERDICT" in last, f"{py}: the claim-check cell must print a one-line VERDICT"
+
+
+@pytest.mark.parametrize("py", SOURCES, ids=IDS)
+def test_notebook_template(py):
+    """Title, a Colab cell that clones the configured repository, set-up through icml25."""
+    cells = jupytext.read(py).cells
+    assert cells[0].cell_type == "markdown" and cells[0].source.startswith("# ")
+    colab = [c for c in cells if "remove-cell" in c.metadata.get("tags", [])]
+    assert len(colab) == 1, f"{py}: needs exactly one hidden (remove-cell) Colab set-up cell"
+    url = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
+    src = colab[0].source
+    assert "google.colab" in src and url in src, f"{py}: the Colab cell must clone {url}"
+    assert "--no-deps" in src and not re.search(r"pip install[^\n]*\btorch\b", src)
+    code = "\n".join(c.source for c in cells if c.cell_type == "code")
+    assert "setup(" in code, f"{py}: call icml25.common.setup()"
+    assert "tqdm.auto" not in code, f"{py}: use plain tqdm (tqdm.auto pulls widgets)"
+
+
+def test_toc_entries_exist():
+    for entry in _toc_files():
+        matches = [p for p in (ROOT / entry).parent.glob((ROOT / entry).name + ".*")]
+        assert any(p.suffix in (".md", ".ipynb") for p in matches), f"_toc.yml: {entry} missing"
+
+
+@pytest.mark.parametrize("chapter", sorted({p.parent for p in SOURCES}), ids=lambda p: p.name)
+def test_chapter_opener_lists_its_notebooks_and_runtimes(chapter):
+    opener = (chapter / "index.md").read_text(encoding="utf-8")
+    for py in sorted(chapter.glob("*.py")):
+        assert f"{py.stem}.ipynb::runtime_s" in opener, (
+            f"{chapter}/index.md: glue {py.stem} runtime"
+        )
+    assert "Paper vs. this book" in opener
+
+
+def test_committed_notebooks_are_small():
+    for nb in NOTEBOOKS:
+        size = nb.stat().st_size
+        assert size < 2_000_000, f"{nb} is {size / 1e6:.1f} MB: lower the figure dpi or count"
+        json.loads(nb.read_text(encoding="utf-8"))
