@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from icml25.common import paths, plotting, runtime, time_call
+from icml25.common import glue, paths, plotting, runtime, time_call
 
 
 @pytest.mark.parametrize(
@@ -119,3 +119,44 @@ def test_time_call_returns_best_time_and_validates():
         time_call(lambda: None, repeats=0)
     with pytest.raises(TypeError, match="fn"):
         time_call(3)
+
+
+def test_glue_stores_plain_python_numbers(monkeypatch):
+    import myst_nb
+
+    seen = {}
+    monkeypatch.setattr(myst_nb, "glue", lambda name, value, display: seen.update({name: value}))
+    glue("ratio", np.float64(0.5))
+    glue("count", np.int64(3))
+    assert seen == {"ratio": 0.5, "count": 3}
+    assert type(seen["ratio"]) is float and type(seen["count"]) is int
+    with pytest.raises(ValueError, match="name"):
+        glue("not a name", 1.0)
+
+
+def test_checks_name_the_argument():
+    from icml25.common.checks import check_array, check_int, check_positive, check_symmetric
+
+    assert check_int("k", np.int64(3)) == 3
+    assert check_positive("lam", 2) == 2.0
+    assert check_array("X", np.ones((2, 3), dtype=int), 2).dtype == float
+    with pytest.raises(TypeError, match="k must be an int"):
+        check_int("k", 2.5)
+    with pytest.raises(TypeError, match="k"):
+        check_int("k", True)
+    with pytest.raises(ValueError, match=r"k must be in \[1, 5\]"):
+        check_int("k", 6, 1, 5)
+    with pytest.raises(ValueError, match="lam"):
+        check_positive("lam", float("inf"))
+    with pytest.raises(ValueError, match="X must have 2"):
+        check_array("X", np.ones(3), 2)
+    with pytest.raises(ValueError, match="X must be finite"):
+        check_array("X", np.array([[np.nan]]), 2)
+    with pytest.raises(ValueError, match="X must not be empty"):
+        check_array("X", np.ones((0, 2)), 2)
+    with pytest.raises(TypeError, match="X must hold real"):
+        check_array("X", np.ones((2, 2), dtype=complex), 2)
+    with pytest.raises(ValueError, match="S must be square"):
+        check_symmetric("S", np.ones((2, 3)))
+    with pytest.raises(ValueError, match="S must be symmetric"):
+        check_symmetric("S", np.triu(np.ones((3, 3))))

@@ -49,7 +49,7 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 
-from icml25.common import plotting, setup
+from icml25.common import glue, plotting, setup
 from icml25.sparse_pca import (
     column_statistics,
     diagonal_thresholding,
@@ -61,14 +61,6 @@ from icml25.sparse_pca import (
     truncated_power_path,
     two_stage,
 )
-
-try:
-    from myst_nb import glue
-except ImportError:  # Colab / plain Jupyter
-
-    def glue(*args, **kwargs):
-        pass
-
 
 t_start = time.perf_counter()
 SCALE = setup(seed=0)

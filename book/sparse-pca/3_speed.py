@@ -51,22 +51,14 @@ import time
 
 import matplotlib.pyplot as plt
 
-from icml25.common import plotting, setup
+from icml25.common import glue, plotting, setup
 from icml25.sparse_pca import timing_sweep
-
-try:
-    from myst_nb import glue
-except ImportError:  # Colab / plain Jupyter
-
-    def glue(*args, **kwargs):
-        pass
-
 
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
 CONFIG = {
     "small": {"ps": [250, 500, 1000, 2000, 4000], "k": 20, "c": 8.0, "lam": 4.0, "repeats": 3},
-    "large": {"ps": [500, 1000, 2000, 4000, 8000], "k": 40, "c": 8.0, "lam": 4.0, "repeats": 5},
+    "large": {"ps": [500, 1000, 2000, 4000, 8000], "k": 40, "c": 8.0, "lam": 4.0, "repeats": 2},
 }[SCALE]
 print(SCALE, CONFIG)
 

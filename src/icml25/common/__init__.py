@@ -1,15 +1,19 @@
-"""Shared, tested helpers for every chapter: set-up, scale switch, repo paths, plotting, timing.
+"""Shared, tested helpers for every chapter: set-up, scale switch, paths, plotting,
+timing, glue, argument checks.
 
 ``icml25.common`` imports no paper module; paper modules import it.
 """
 
-from icml25.common import paths, plotting
+from icml25.common import checks, paths, plotting
+from icml25.common.glue import glue
 from icml25.common.runtime import SCALES, get_device, scale, seed_everything, setup
 from icml25.common.timing import time_call
 
 __all__ = [
     "SCALES",
+    "checks",
     "get_device",
+    "glue",
     "paths",
     "plotting",
     "scale",

@@ -27,12 +27,11 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 
-from icml25.sparse_pca._checks import (
+from icml25.common.checks import (
     check_array,
-    check_covariance,
-    check_data,
     check_int,
     check_positive,
+    check_symmetric,
 )
 
 
@@ -66,7 +65,7 @@ def column_statistics(X: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
         i_star = argmax_j d_j, and c of shape (p,) the column Σ̂_{:, i*} − e_{i*}, whose
         population value is λ v_{i*} v.
     """
-    X = check_data(X)
+    X = check_array("X", X, 2)
     n = X.shape[0]
     d = np.einsum("ij,ij->j", X, X) / n
     i_star = int(np.argmax(d))
@@ -90,7 +89,7 @@ def threshold_column(X: np.ndarray, k: int) -> np.ndarray:
     Returns:
         v̂ of shape (p,), unit norm, k non-zeros. Sign is arbitrary (v is defined up to sign).
     """
-    X = check_data(X)
+    X = check_array("X", X, 2)
     k = check_int("k", k, 1, X.shape[1])
     _, i_star, column = column_statistics(X)
     v_hat = _truncate(column, k)
@@ -137,7 +136,7 @@ def _power_iterations(
 def _check_power_args(
     S: np.ndarray, x0: np.ndarray, k: int, iters: int, tol: float
 ) -> tuple[np.ndarray, np.ndarray, int, int, float]:
-    S = check_covariance(S)
+    S = check_symmetric("S", S)
     x0 = check_array("x0", x0, 1)
     p = S.shape[0]
     if x0.shape != (p,):
@@ -190,7 +189,7 @@ def two_stage(X: np.ndarray, k: int, iters: int = 100, tol: float = 1e-10) -> np
     Returns:
         v̂ of shape (p,), unit norm, k non-zeros.
     """
-    X = check_data(X)
+    X = check_array("X", X, 2)
     n, p = X.shape
     k = check_int("k", k, 1, p)
     iters = check_int("iters", iters, 0)
@@ -208,7 +207,7 @@ def diagonal_thresholding(S: np.ndarray, k: int) -> np.ndarray:
     Returns:
         v̂ of shape (p,), unit norm, k non-zeros.
     """
-    S = check_covariance(S)
+    S = check_symmetric("S", S)
     k = check_int("k", k, 1, S.shape[0])
     return _top_eigvec_on(S, _top_k(np.diag(S) - 1.0, k))
 
@@ -229,7 +228,7 @@ def covariance_thresholding(S: np.ndarray, k: int, n: int, tau: float = 4.0) -> 
     Returns:
         v̂ of shape (p,), unit norm, k non-zeros.
     """
-    S = check_covariance(S)
+    S = check_symmetric("S", S)
     p = S.shape[0]
     k = check_int("k", k, 1, p)
     n = check_int("n", n)

@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from icml25.common.checks import check_array, check_int, check_positive
 from icml25.common.timing import time_call
-from icml25.sparse_pca._checks import check_data, check_int, check_positive
 from icml25.sparse_pca.estimators import (
     covariance_thresholding,
     diagonal_thresholding,
@@ -39,7 +39,7 @@ def sklearn_sparse_pca(X: np.ndarray, k: int, alpha: float = 1.0, seed: int = 0)
     """
     from sklearn.decomposition import SparsePCA
 
-    X = check_data(X)
+    X = check_array("X", X, 2)
     k = check_int("k", k, 1, X.shape[1])
     alpha = check_positive("alpha", alpha)
     model = SparsePCA(n_components=1, alpha=alpha, random_state=seed, max_iter=100)

@@ -11,7 +11,7 @@ from typing import Literal
 
 import numpy as np
 
-from icml25.sparse_pca._checks import check_array, check_int, check_positive
+from icml25.common.checks import check_array, check_int, check_positive
 
 Shape = Literal["spiky", "flat"]
 

@@ -1,4 +1,9 @@
-"""Argument validation shared by the sparse PCA functions (clear errors naming the argument)."""
+"""Argument validation for public functions: clear ``TypeError``/``ValueError`` naming the argument.
+
+Every chapter's public functions validate their inputs with these (or in the same style): wrong
+type -> ``TypeError``, wrong value, shape, NaN or inf -> ``ValueError``, each message naming the
+argument and what was expected.
+"""
 
 from __future__ import annotations
 
@@ -44,16 +49,12 @@ def check_array(name: str, value: object, ndim: int) -> np.ndarray:
     return value
 
 
-def check_data(X: object) -> np.ndarray:
-    """Validate a data matrix ``X`` of shape (n, p) with n >= 1 and p >= 1."""
-    return check_array("X", X, 2)
-
-
-def check_covariance(S: object) -> np.ndarray:
-    """Validate a symmetric (p, p) matrix ``S``."""
-    S = check_array("S", S, 2)
-    if S.shape[0] != S.shape[1]:
-        raise ValueError(f"S must be square (p, p), got shape {S.shape}")
-    if not np.allclose(S, S.T, rtol=1e-8, atol=1e-10 * max(1.0, float(np.abs(S).max()))):
-        raise ValueError("S must be symmetric")
-    return S
+def check_symmetric(name: str, value: object) -> np.ndarray:
+    """Return ``value`` as a finite float array if it is a symmetric square matrix."""
+    value = check_array(name, value, 2)
+    if value.shape[0] != value.shape[1]:
+        raise ValueError(f"{name} must be square, got shape {value.shape}")
+    scale = max(1.0, float(np.abs(value).max()))
+    if not np.allclose(value, value.T, rtol=1e-8, atol=1e-10 * scale):
+        raise ValueError(f"{name} must be symmetric")
+    return value
