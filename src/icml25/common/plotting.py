@@ -35,6 +35,13 @@ METHOD_COLORS: dict[str, str] = {
     "Covariance thresholding": PALETTE[4],
     "Truncated power": PALETTE[2],
     "SparsePCA (scikit-learn)": PALETTE[7],
+    # two-stage RCT designs
+    "Sample split": PALETTE[0],
+    "Prior (Beta)": PALETTE[2],
+    "Best arm (k=1)": PALETTE[5],
+    "Single stage": PALETTE[1],
+    "Random k": PALETTE[7],
+    "Omniscient k": "#555555",
     "oracle": "#000000",
 }
 

@@ -1,0 +1,144 @@
+"""Unit tests of icml25.two_stage_rct: closed forms, known answers, coverage, bad input."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from icml25.two_stage_rct import (
+    LABELS,
+    allocation,
+    certificate,
+    coverage_vs_k,
+    run_batch,
+    run_design,
+    simulate,
+    width,
+)
+
+# --- widths ----------------------------------------------------------------------------------
+
+
+def test_width_closed_forms():
+    assert width(50, 0.1) == pytest.approx(np.sqrt(np.log(10) / 100), abs=1e-12)
+    assert width(50, 0.1, "subgaussian") == pytest.approx(np.sqrt(2 * np.log(10) / 50), abs=1e-12)
+    assert width(25, 0.05, "gaussian_exact") == pytest.approx(stats.norm.ppf(0.95) / 5, abs=1e-12)
+    assert width(50, 0.1, k_correction=5) == pytest.approx(np.sqrt(np.log(50) / 100), abs=1e-12)
+
+
+@pytest.mark.parametrize("bound", ["hoeffding", "subgaussian", "gaussian_exact"])
+def test_width_decreasing_in_m_increasing_under_correction(bound):
+    ws = [width(m, 0.1, bound) for m in (1, 2, 10, 100)]
+    assert all(a > b for a, b in zip(ws, ws[1:], strict=False))
+    assert width(10, 0.1, bound, k_correction=4) > width(10, 0.1, bound)
+
+
+def test_certificate_is_max_of_lower_bounds():
+    samples = np.array([[1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 1.0, 0.0]])
+    cert, arm = certificate(samples, 0.1)
+    assert arm == 1
+    assert cert == pytest.approx(0.75 - width(4, 0.1))
+    cert_b, _ = certificate(samples, 0.1, correction="bonferroni")
+    assert cert_b == pytest.approx(0.75 - width(4, 0.1, k_correction=2))
+
+
+# --- designs ---------------------------------------------------------------------------------
+
+
+def test_degenerate_one_good_arm():
+    """Bernoulli, μ = (1, 0, ..., 0): the split keeps k = 1 and cert = 1 − w(s₂, δ) exactly."""
+    mu = np.array([1.0] + [0.0] * 9)
+    budget, frac = 500, 0.3
+    _, s2 = allocation(10, budget, frac)
+    for seed in range(20):
+        res = run_design(mu, budget, frac, 0.1, "split", np.random.default_rng(seed))
+        assert res.k == 1 and res.arm == 0
+        assert res.cert == pytest.approx(1 - width(s2, 0.1), abs=1e-12)
+
+
+def test_fixed_k_all_arms_without_first_stage_is_single_stage():
+    mu = np.random.default_rng(0).uniform(size=(50, 10))
+    single = run_batch(mu, 500, 0.0, 0.1, "single_stage", np.random.default_rng(7))
+    fixed = run_batch(mu, 500, 0.0, 0.1, "fixed_k", np.random.default_rng(7), k=10)
+    for key in ("cert", "k", "arm", "width"):
+        assert np.array_equal(single[key], fixed[key]), key
+
+
+def test_batch_matches_single_trials_in_shape_and_range():
+    rng = np.random.default_rng(1)
+    mu = rng.uniform(size=(200, 10))
+    for policy in ("split", "omniscient", "random_k", "prior_beta"):
+        out = run_batch(mu, 500, 0.3, 0.1, policy, np.random.default_rng(2), n_mc=20)
+        assert out["cert"].shape == (200,)
+        assert ((out["k"] >= 1) & (out["k"] <= 10)).all()
+        assert (out["cert"] <= 1).all()
+
+
+def test_split_beats_single_stage_in_the_default_setting():
+    df = simulate(LABELS, 1000, np.random.default_rng(3))
+    means = df.groupby("design").normalized.mean()
+    assert means["Sample split"] > means["Single stage"] + 0.03
+    assert means["Omniscient k"] >= means["Sample split"] - 0.005
+
+
+def test_simulate_is_reproducible_and_has_columns():
+    a = simulate(["split", "single_stage"], 30, np.random.default_rng(4))
+    b = simulate(["split", "single_stage"], 30, np.random.default_rng(4))
+    assert a.equals(b)
+    assert set(a.columns) >= {"design", "trial", "cert", "k", "normalized", "miss", "mu_arm"}
+
+
+# --- validity --------------------------------------------------------------------------------
+
+
+def test_coverage_uncorrected_vs_bonferroni():
+    """Equal Normal arms, exact width: uncorrected misses ≈ 1 − (1 − δ)^k, Bonferroni ≤ δ."""
+    cov = coverage_vs_k([1, 5], 30, 0.1, 20000, np.random.default_rng(5))
+    expected = 1 - 0.9 ** np.array([1, 5])
+    assert np.all(np.abs(cov["none"] - expected) < 3 * cov["se_none"] + 1e-3)
+    assert np.all(cov["bonferroni"] <= 0.1 + 3 * cov["se_bonferroni"])
+
+
+def test_certificate_coverage_with_raw_samples():
+    rng = np.random.default_rng(6)
+    misses = [
+        certificate(rng.standard_normal((5, 20)), 0.1, "gaussian_exact")[0] > 0 for _ in range(4000)
+    ]
+    assert abs(np.mean(misses) - (1 - 0.9**5)) < 0.03
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+MU = np.full(4, 0.5)
+RNG = np.random.default_rng(0)
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "arg"),
+    [
+        (lambda: width(10, 0.0), ValueError, "delta"),
+        (lambda: width(10, 1.0), ValueError, "delta"),
+        (lambda: width(0, 0.1), ValueError, "m"),
+        (lambda: width(10, 0.1, "bernstein"), ValueError, "bound"),
+        (lambda: certificate(np.ones((2, 3)), 0.1, correction="holm"), ValueError, "correction"),
+        (lambda: certificate(np.ones(3), 0.1), ValueError, "samples"),
+        (lambda: run_design(MU, 3, 0.3, 0.1, "split", RNG), ValueError, "budget"),
+        (lambda: run_design(MU, 100, 1.0, 0.1, "split", RNG), ValueError, "first_frac"),
+        (lambda: run_design(MU, 100, -0.1, 0.1, "split", RNG), ValueError, "first_frac"),
+        (lambda: run_design(MU, 100, 0.3, 1.5, "split", RNG), ValueError, "delta"),
+        (lambda: run_design(MU, 100, 0.3, 0.1, "ucb", RNG), ValueError, "policy"),
+        (lambda: run_design(MU, 100, 0.3, 0.1, "split", RNG, bound="x"), ValueError, "bound"),
+        (
+            lambda: run_design(np.array([0.5, np.nan]), 100, 0.3, 0.1, "split", RNG),
+            ValueError,
+            "mu",
+        ),
+        (lambda: run_design(np.array([0.5, 1.5]), 100, 0.3, 0.1, "split", RNG), ValueError, "mu"),
+        (lambda: run_design(MU, 100, 0.3, 0.1, "fixed_k", RNG, k=5), ValueError, "k"),
+        (lambda: run_design(MU, 100, 0.3, 0.1, "split"), TypeError, "rng"),
+        (lambda: simulate(["split"], 5, RNG, colour="red"), ValueError, "setting"),
+        (lambda: simulate(["nope"], 5, RNG), ValueError, "policy"),
+    ],
+)
+def test_bad_input_raises_naming_the_argument(call, exc, arg):
+    with pytest.raises(exc, match=arg):
+        call()
