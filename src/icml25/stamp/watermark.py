@@ -1,0 +1,128 @@
+"""KGW watermarking over a synonym grammar: the miniature stand-in for an LLM rephraser.
+
+A :class:`Grammar` has ``n_groups`` synonym groups of ``n_syn`` words; word ids are
+``1 + group · n_syn + synonym`` (0 is the language model's BOS), so the vocabulary has
+``1 + n_groups · n_syn`` ids. A *template* is a sequence of group ids (the meaning); a
+*rephrase* picks one synonym per slot. KGW (Kirchenbauer et al. 2023): at each slot a green list
+G(prev, key), a pseudo-random γ-fraction of the vocabulary seeded by the previous token and the
+secret key, gets +δ added to its logits; δ = 0 is a plain (unwatermarked) rephrase. The detector
+counts green tokens: z = (|s|_G − γT) / sqrt(T γ (1 − γ)).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from icml25.common.checks import check_int, check_positive
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """``n_groups`` synonym groups of ``n_syn`` words each; ids 1..n_groups·n_syn."""
+
+    n_groups: int = 300
+    n_syn: int = 4
+
+    @property
+    def vocab_size(self) -> int:
+        """Number of ids including BOS (0)."""
+        return 1 + self.n_groups * self.n_syn
+
+    def synonyms(self, group: int) -> np.ndarray:
+        """Ids of the words of ``group``, shape (n_syn,)."""
+        return 1 + group * self.n_syn + np.arange(self.n_syn)
+
+
+def make_synonym_grammar(n_groups: int = 300, n_syn: int = 4) -> Grammar:
+    """A synonym grammar (see :class:`Grammar`)."""
+    return Grammar(check_int("n_groups", n_groups), check_int("n_syn", n_syn, 2))
+
+
+def sample_templates(
+    grammar: Grammar, n: int, length: int = 12, zipf_a: float = 0.8, seed: int = 0
+) -> np.ndarray:
+    """(n, length) group ids drawn with p(g) ∝ 1/(g+1)^zipf_a, so that contexts recur."""
+    n = check_int("n", n)
+    length = check_int("length", length)
+    probs = 1.0 / np.arange(1, grammar.n_groups + 1) ** zipf_a
+    rng = np.random.default_rng(seed)
+    return rng.choice(grammar.n_groups, size=(n, length), p=probs / probs.sum())
+
+
+@lru_cache(maxsize=200_000)
+def _green(prev_token: int, key: int, vocab_size: int, gamma: float) -> np.ndarray:
+    digest = hashlib.sha256(f"{key}-{prev_token}".encode()).hexdigest()[:8]
+    mask = np.random.default_rng(int(digest, 16)).random(vocab_size) < gamma
+    mask.setflags(write=False)
+    return mask
+
+
+def kgw_green_mask(prev_token: int, key: int, vocab_size: int, gamma: float = 0.25) -> np.ndarray:
+    """The green list G(prev_token, key): a boolean mask of shape (vocab_size,), ~γ of it True.
+
+    Seeded by sha256 of ``f"{key}-{prev_token}"``, so it is a deterministic function of both.
+    """
+    vocab_size = check_int("vocab_size", vocab_size, 2)
+    if not 0 < gamma < 1:
+        raise ValueError(f"gamma must be in (0, 1), got {gamma}")
+    return _green(int(prev_token), int(key), vocab_size, float(gamma))
+
+
+def watermarked_rephrase(
+    template,
+    grammar: Grammar,
+    key: int,
+    delta: float = 1.0,
+    gamma: float = 0.25,
+    rng: np.random.Generator | None = None,
+) -> list[int]:
+    """Rephrase ``template`` (group ids): at each slot choose among the group's synonyms with
+    probabilities ∝ exp(δ · [word ∈ G(prev, key)]). δ = 0 gives a plain uniform rephrase."""
+    if rng is None:
+        raise TypeError("rng must be a numpy Generator, got None")
+    if delta < 0:
+        raise ValueError(f"delta must be >= 0, got {delta}")
+    out: list[int] = []
+    prev = 0
+    for group in np.asarray(template):
+        cands = grammar.synonyms(int(group))
+        logits = delta * kgw_green_mask(prev, key, grammar.vocab_size, gamma)[cands]
+        p = np.exp(logits - logits.max())
+        word = int(rng.choice(cands, p=p / p.sum()))
+        out.append(word)
+        prev = word
+    return out
+
+
+def kgw_zscore(tokens, key: int, vocab_size: int, gamma: float = 0.25) -> float:
+    """KGW detector: z = (green count − γT) / sqrt(Tγ(1 − γ)) over T tokens (BOS first)."""
+    tokens = [int(t) for t in tokens]
+    if not tokens:
+        raise ValueError("tokens must be non-empty")
+    prev = 0
+    green = 0
+    for tok in tokens:
+        green += bool(kgw_green_mask(prev, key, vocab_size, gamma)[tok])
+        prev = tok
+    T = len(tokens)
+    return float((green - gamma * T) / np.sqrt(T * gamma * (1 - gamma)))
+
+
+def make_versions(
+    templates: np.ndarray,
+    grammar: Grammar,
+    keys: list[int],
+    delta: float = 1.0,
+    gamma: float = 0.25,
+    seed: int = 0,
+) -> np.ndarray:
+    """One rephrase of every template per key: int array (len(keys), n, length)."""
+    check_positive("len(keys)", len(keys))
+    rng = np.random.default_rng(seed)
+    return np.array(
+        [[watermarked_rephrase(t, grammar, k, delta, gamma, rng) for t in templates] for k in keys]
+    )
