@@ -1,0 +1,24 @@
+"""WAM (Kasmi et al., ICML 2025): feature attribution in the wavelet domain, in miniature.
+
+* transforms (ptwt): :func:`dwt`, :func:`idwt`, :func:`dyadic_layout`, :func:`level_labels`;
+* attribution: :func:`wam` (``"grad"``, ``"smooth"``, ``"integrated"``),
+  :func:`scale_importance`, :func:`insertion_deletion`;
+* data: :func:`make_scale_dataset`.
+"""
+
+from icml25.wam.attribution import METHODS, insertion_deletion, scale_importance, wam
+from icml25.wam.data import make_scale_dataset
+from icml25.wam.transform import BANDS, dwt, dyadic_layout, idwt, level_labels
+
+__all__ = [
+    "BANDS",
+    "METHODS",
+    "dwt",
+    "dyadic_layout",
+    "idwt",
+    "insertion_deletion",
+    "level_labels",
+    "make_scale_dataset",
+    "scale_importance",
+    "wam",
+]
