@@ -160,3 +160,23 @@ def test_checks_name_the_argument():
         check_symmetric("S", np.ones((2, 3)))
     with pytest.raises(ValueError, match="S must be symmetric"):
         check_symmetric("S", np.triu(np.ones((3, 3))))
+
+
+def test_small_cnn_trains_on_a_separable_problem():
+    import torch
+
+    from icml25.common.training import SmallCNN, accuracy, train_classifier
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    X = rng.normal(0, 0.1, (200, 1, 16)).astype(np.float32)
+    X[y == 1, 0, :8] += 1.0
+    net = SmallCNN(1, 2, size=16, ndim=1, width=4)
+    losses = train_classifier(net, X, y, epochs=20, batch_size=32, lr=3e-3, progress=False)
+    assert losses[-1] < losses[0]
+    assert accuracy(net, X, y) > 0.95
+    assert net(torch.zeros(3, 1, 16)).shape == (3, 2)
+    with pytest.raises(ValueError, match="ndim"):
+        SmallCNN(ndim=4)
+    with pytest.raises(ValueError, match="size"):
+        SmallCNN(size=18)

@@ -3,22 +3,26 @@
 * transforms (ptwt): :func:`dwt`, :func:`idwt`, :func:`dyadic_layout`, :func:`level_labels`;
 * attribution: :func:`wam` (``"grad"``, ``"smooth"``, ``"integrated"``),
   :func:`scale_importance`, :func:`insertion_deletion`;
-* data: :func:`make_scale_dataset`.
+* data: :func:`digits_32`, :func:`make_scale_dataset`, :func:`make_click_audio`,
+  :func:`make_shape_volumes`.
 """
 
 from icml25.wam.attribution import METHODS, insertion_deletion, scale_importance, wam
-from icml25.wam.data import make_scale_dataset
+from icml25.wam.data import digits_32, make_click_audio, make_scale_dataset, make_shape_volumes
 from icml25.wam.transform import BANDS, dwt, dyadic_layout, idwt, level_labels
 
 __all__ = [
     "BANDS",
     "METHODS",
+    "digits_32",
     "dwt",
     "dyadic_layout",
     "idwt",
     "insertion_deletion",
     "level_labels",
+    "make_click_audio",
     "make_scale_dataset",
+    "make_shape_volumes",
     "scale_importance",
     "wam",
 ]
