@@ -12,6 +12,7 @@ from icml25.wam import (
     insertion_deletion,
     make_scale_dataset,
     scale_importance,
+    scale_maps,
     wam,
 )
 
@@ -66,6 +67,9 @@ def test_scale_importance_sums_to_one_and_finds_the_planted_scale():
     assert set(share) == {"approx", "level 3", "level 2", "level 1"}
     assert share["level 1"] == pytest.approx(1.0)
     assert sum(share.values()) == pytest.approx(1.0)
+    maps = scale_maps(coeffs)
+    assert maps["level 1"].shape == (32, 32) and maps["level 1"].min() == 1.0
+    assert maps["approx"].max() == 0.0
     layout = dyadic_layout(coeffs)
     assert layout.shape == (32, 32) and layout[16:, 16:].min() == 1.0
 

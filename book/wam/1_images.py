@@ -55,7 +55,14 @@ from captum.attr import IntegratedGradients, NoiseTunnel, Saliency
 
 from icml25.common import glue, plotting, setup
 from icml25.common.training import SmallCNN, accuracy, train_classifier
-from icml25.wam import digits_32, dyadic_layout, insertion_deletion, scale_importance, wam
+from icml25.wam import (
+    digits_32,
+    dyadic_layout,
+    insertion_deletion,
+    scale_importance,
+    scale_maps,
+    wam,
+)
 
 warnings.filterwarnings("ignore", message="Input Tensor 0 did not already require gradients")
 t_start = time.perf_counter()
@@ -114,6 +121,23 @@ plt.show()
 # blocks the finer details; bright cells mark the coefficients the decision rests on. (d) For
 # this digit most of the integrated attribution sits in the approximation: the CNN reads the
 # coarse stroke layout more than fine edges.
+
+# %% tags=["hide-input"]
+maps = scale_maps(attr)
+fig, axes = plt.subplots(1, len(maps), figsize=plotting.figsize("wide"))
+for ax, (lab, m) in zip(axes, maps.items(), strict=True):
+    ax.imshow(x[0, 0], cmap="gray_r", alpha=0.35)
+    ax.imshow(m, cmap="magma", alpha=0.75)
+    ax.set_title(f"{lab}: {100 * share[lab]:.0f} % of |WAM|")
+    ax.set_xticks([])
+    ax.set_yticks([])
+fig.suptitle("Per-scale maps: where each scale's evidence lies")
+plt.show()
+
+# %% [markdown]
+# **What to see.** Each map sums one scale's coefficients back onto the image grid: the coarse
+# maps light up broad parts of the stroke, the finest one its edges. The percentages are the
+# scale shares of panel (d) above.
 
 # %% [markdown]
 # ## Faithfulness: insertion and deletion
@@ -219,4 +243,13 @@ glue("faith_pixel_best", float(summary.faithfulness[pixel].max()))
 glue("ins_wam_ig", float(summary.insertion["WAM-IG"]))
 glue("del_wam_ig", float(summary.deletion["WAM-IG"]))
 glue("margin_min", float(margin.min()))
+for name, key in [
+    ("Saliency", "sal"),
+    ("Integrated Gradients", "ig"),
+    ("SmoothGrad", "sg"),
+    ("WAM-IG", "wamig"),
+    ("WAM-SG", "wamsg"),
+]:
+    for col in ("insertion", "deletion", "faithfulness"):
+        glue(f"{key}_{col[:3]}", float(summary.loc[name, col]))
 glue("runtime_s", runtime_s)

@@ -1,6 +1,7 @@
 """WAM (Kasmi et al., ICML 2025): feature attribution in the wavelet domain, in miniature.
 
-* transforms (ptwt): :func:`dwt`, :func:`idwt`, :func:`dyadic_layout`, :func:`level_labels`;
+* transforms (ptwt): :func:`dwt`, :func:`idwt`, :func:`dyadic_layout`, :func:`scale_maps`,
+  :func:`level_labels`;
 * attribution: :func:`wam` (``"grad"``, ``"smooth"``, ``"integrated"``),
   :func:`scale_importance`, :func:`insertion_deletion`;
 * data: :func:`digits_32`, :func:`make_scale_dataset`, :func:`make_click_audio`,
@@ -9,7 +10,7 @@
 
 from icml25.wam.attribution import METHODS, insertion_deletion, scale_importance, wam
 from icml25.wam.data import digits_32, make_click_audio, make_scale_dataset, make_shape_volumes
-from icml25.wam.transform import BANDS, dwt, dyadic_layout, idwt, level_labels
+from icml25.wam.transform import BANDS, dwt, dyadic_layout, idwt, level_labels, scale_maps
 
 __all__ = [
     "BANDS",
@@ -24,5 +25,6 @@ __all__ = [
     "make_scale_dataset",
     "make_shape_volumes",
     "scale_importance",
+    "scale_maps",
     "wam",
 ]

@@ -99,3 +99,19 @@ def dyadic_layout(attr: list[torch.Tensor]) -> np.ndarray:
         out[s : 2 * s, :s] = v
         out[s : 2 * s, s : 2 * s] = d
     return out
+
+
+def scale_maps(attr: list[torch.Tensor]) -> dict[str, np.ndarray]:
+    """Per-scale heatmaps of 2D attributions: for the approximation and each level, the |attr|
+    of its sub-bands summed, averaged over batch and channels, and upsampled (nearest) to the
+    input size. Returns {"approx": (n, n), "level J": ..., "level 1": ...}."""
+    level = n_levels(attr, 2)
+    labels = level_labels(level, 2)
+    n = attr[0].shape[-1] * 2**level
+    maps: dict[str, np.ndarray] = {}
+    for lab, a in zip(labels, attr, strict=True):
+        m = a.detach().abs().mean(dim=(0, 1)).numpy()
+        f = n // m.shape[0]
+        up = np.kron(m, np.ones((f, f)))
+        maps[lab] = maps.get(lab, 0) + up
+    return maps
