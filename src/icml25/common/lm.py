@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 
 from icml25.common.checks import check_int, check_positive
+from icml25.common.training import minibatch_training
 
 BOS = 0
 
@@ -111,26 +112,12 @@ def train_lm(
     g = torch.Generator().manual_seed(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=check_positive("lr", lr))
     inp = _with_bos(x)
-    batches = [(epoch, start) for epoch in range(epochs) for start in range(0, len(x), batch_size)]
-    if progress:
-        from tqdm import tqdm
 
-        batches = tqdm(batches, desc="train")
-    model.train()
-    losses: list[float] = []
-    perm = torch.randperm(len(x), generator=g)
-    for epoch, start in batches:
-        if start == 0 and epoch > 0:
-            perm = torch.randperm(len(x), generator=g)
-        idx = perm[start : start + batch_size]
+    def step(idx: torch.Tensor) -> torch.Tensor:
         logits = model(input_ids=inp[idx]).logits
-        loss = F.cross_entropy(logits.reshape(-1, vocab), x[idx].reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    model.eval()
-    return losses
+        return F.cross_entropy(logits.reshape(-1, vocab), x[idx].reshape(-1))
+
+    return minibatch_training(model, opt, step, len(x), epochs, batch_size, g, progress)
 
 
 @torch.no_grad()

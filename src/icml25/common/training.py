@@ -50,6 +50,39 @@ class SmallCNN(nn.Module):
         return self.net(x)
 
 
+def minibatch_training(
+    model: nn.Module,
+    opt: torch.optim.Optimizer,
+    loss_fn,
+    n: int,
+    epochs: int,
+    batch_size: int,
+    generator: torch.Generator,
+    progress: bool = True,
+) -> list[float]:
+    """The book's minibatch loop: a fresh permutation of the n examples per epoch (drawn from
+    ``generator``), ``loss_fn(idx)`` on each batch of indices, one optimiser step per batch, a
+    tqdm bar when ``progress``. Returns the batch losses; leaves the model in eval mode."""
+    steps = [(e, s) for e in range(epochs) for s in range(0, n, batch_size)]
+    if progress:
+        from tqdm import tqdm
+
+        steps = tqdm(steps, desc="train")
+    model.train()
+    losses: list[float] = []
+    perm = torch.randperm(n, generator=generator)
+    for epoch, start in steps:
+        if start == 0 and epoch > 0:
+            perm = torch.randperm(n, generator=generator)
+        loss = loss_fn(perm[start : start + batch_size])
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    model.eval()
+    return losses
+
+
 def train_classifier(
     model: nn.Module,
     X,
@@ -70,25 +103,11 @@ def train_classifier(
     g = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
     opt = torch.optim.Adam(model.parameters(), lr=check_positive("lr", lr))
-    steps = [(e, s) for e in range(epochs) for s in range(0, len(X), batch_size)]
-    if progress:
-        from tqdm import tqdm
 
-        steps = tqdm(steps, desc="train")
-    model.train()
-    losses: list[float] = []
-    perm = torch.randperm(len(X), generator=g)
-    for epoch, start in steps:
-        if start == 0 and epoch > 0:
-            perm = torch.randperm(len(X), generator=g)
-        idx = perm[start : start + batch_size]
-        loss = F.cross_entropy(model(X[idx]), y[idx])
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    model.eval()
-    return losses
+    def step(idx: torch.Tensor) -> torch.Tensor:
+        return F.cross_entropy(model(X[idx]), y[idx])
+
+    return minibatch_training(model, opt, step, len(X), epochs, batch_size, g, progress)
 
 
 @torch.no_grad()
