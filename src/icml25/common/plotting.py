@@ -42,6 +42,13 @@ METHOD_COLORS: dict[str, str] = {
     "Single stage": PALETTE[1],
     "Random k": PALETTE[7],
     "Omniscient k": "#555555",
+    # RSTIB-MLP forecasters
+    "RSTIB-MLP": PALETTE[0],
+    "RSTIB-MLP (mean path)": PALETTE[9],
+    "MLP": PALETTE[1],
+    "STGCN-lite": PALETTE[2],
+    "last value": PALETTE[7],
+    "seasonal naive": "#555555",
     "oracle": "#000000",
 }
 

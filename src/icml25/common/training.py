@@ -59,10 +59,12 @@ def minibatch_training(
     batch_size: int,
     generator: torch.Generator,
     progress: bool = True,
+    clip_norm: float | None = None,
 ) -> list[float]:
     """The book's minibatch loop: a fresh permutation of the n examples per epoch (drawn from
-    ``generator``), ``loss_fn(idx)`` on each batch of indices, one optimiser step per batch, a
-    tqdm bar when ``progress``. Returns the batch losses; leaves the model in eval mode."""
+    ``generator``), ``loss_fn(idx)`` on each batch of indices, one optimiser step per batch
+    (after clipping the gradient norm to ``clip_norm`` if given), a tqdm bar when ``progress``.
+    Returns the batch losses; leaves the model in eval mode."""
     steps = [(e, s) for e in range(epochs) for s in range(0, n, batch_size)]
     if progress:
         from tqdm import tqdm
@@ -77,6 +79,8 @@ def minibatch_training(
         loss = loss_fn(perm[start : start + batch_size])
         opt.zero_grad()
         loss.backward()
+        if clip_norm is not None:
+            nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
         opt.step()
         losses.append(loss.item())
     model.eval()
