@@ -1,0 +1,268 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # The mechanism: a sparse Fourier transform decoded like a channel code
+#
+# SPEX never looks at the $2^n$ possible masks. It assumes the value function's Boolean Fourier
+# spectrum is **sparse** (a few dozen terms matter) and **low-degree** (each involves at most
+# $t$ inputs), hashes the spectrum into $2^b$ bins with structured queries, finds the bins that
+# hold a single term, reads that term's support off a handful of "delayed" queries, and peels it
+# away from every other bin it landed in. This notebook runs each step on planted functions
+# whose spectrum we know, so that every claim can be checked exactly.
+
+# %% tags=["remove-cell"]
+# Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    REPO = os.environ.get(
+        "ICML25_REPO", "https://github.com/icml25-in-miniature/icml25-in-miniature"
+    )
+    subprocess.run(
+        f"git clone --depth 1 {REPO} /content/icml25"
+        " && pip install -q --no-deps -e /content/icml25"
+        " && pip install -q galois shap",
+        shell=True,
+        check=True,
+    )
+
+# %%
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from icml25.common import glue, plotting, setup
+from icml25.spex import (
+    design_delays,
+    faithfulness_r2,
+    make_sparse_function,
+    spex,
+    subsampled_transform,
+)
+
+t_start = time.perf_counter()
+SCALE = setup(seed=0)
+CONFIG = {
+    "small": {"ns": [32, 64, 128, 256, 512, 1024], "bs": [2, 3, 4, 5, 6, 7], "trials": 5},
+    "large": {"ns": [32, 64, 128, 256, 512, 1024, 2048], "bs": [2, 3, 4, 5, 6, 7, 8], "trials": 20},
+}[SCALE]
+S, ORDER = 20, 3
+print(SCALE, CONFIG)
+
+# %% [markdown]
+# ## Aliasing: what one group of queries sees
+#
+# With a random $M \in \mathbb F_2^{b \times n}$, query $f$ on the $2^b$ masks $m = M^\top \ell$
+# ($\ell \in \mathbb F_2^b$) and take a $2^b$-point Walsh-Hadamard transform over $\ell$. Every
+# Fourier coefficient $F(k)$ lands in bin $j = Mk$:
+#
+# $$
+# U(j) = \sum_{k:\, Mk = j} F(k).
+# $$
+#
+# Shifting every query by a delay $d$ multiplies each term by $(-1)^{\langle d, k\rangle}$
+# (the shift property). Below: a planted function with 20 terms of order at most 3 on
+# $n$ = 64 inputs, hashed into $2^4$ = 16 bins.
+
+# %%
+n, b = 64, 4
+f, F = make_sparse_function(n, S, ORDER, basis="fourier", seed=0)
+rng = np.random.default_rng(0)
+M = rng.integers(0, 2, size=(b, n)).astype(np.int8)
+D = design_delays(n, "identity")  # the zero delay and the n unit vectors
+U = subsampled_transform(f, M, D)  # (2^b, n + 1)
+bins = {}
+for k in F:
+    kv = np.zeros(n, int)
+    kv[list(k)] = 1
+    bins.setdefault(int(((M @ kv) % 2) @ (1 << np.arange(b))), []).append(k)
+occupancy = np.array([len(bins.get(j, [])) for j in range(2**b)])
+print("terms per bin:", occupancy.tolist())
+
+# %% tags=["hide-input"]
+kinds = {0: ("zero-ton", plotting.PALETTE[7]), 1: ("singleton", plotting.PALETTE[2])}
+j_single = int(np.flatnonzero(occupancy == 1)[0])
+j_multi = int(np.argmax(occupancy))
+fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
+ax = axes[0]
+colors = [kinds.get(min(o, 2), ("multiton", plotting.PALETTE[3]))[1] for o in occupancy]
+ax.bar(range(2**b), np.abs(U[:, 0]), color=colors)
+for name, color in [
+    ("zero-ton", plotting.PALETTE[7]),
+    ("singleton", plotting.PALETTE[2]),
+    ("multiton", plotting.PALETTE[3]),
+]:
+    ax.bar([], [], color=color, label=name)
+ax.set(xlabel="bin j", ylabel="|U(j)| (no delay)", title="20 terms hashed into 16 bins")
+ax.legend(fontsize=8)
+ax = axes[1]
+for j, name, color in [
+    (j_single, "singleton", plotting.PALETTE[2]),
+    (j_multi, f"multiton ({occupancy[j_multi]} terms)", plotting.PALETTE[3]),
+]:
+    ax.plot(range(1, n + 1), U[j, 1:] / U[j, 0], "o", ms=3, color=color, label=f"bin {j}: {name}")
+ax.axhline(1, color="k", lw=0.5)
+ax.axhline(-1, color="k", lw=0.5)
+ax.set(
+    xlabel="delay = unit vector e_i",
+    ylabel="U_{e_i}(j) / U_0(j)",
+    title="The singleton test: every ratio is ±1",
+)
+ax.legend(fontsize=8)
+plt.show()
+k_read = tuple(np.flatnonzero(U[j_single, 1:] / U[j_single, 0] < 0).tolist())
+print("read from the signs:", k_read, " planted in that bin:", bins[j_single])
+
+# %% [markdown]
+# **What to see.** Left: most bins hold zero, one or several terms. Right: in a singleton bin
+# every delayed value is the undelayed one times $(-1)^{k_i}$, so the ratios are exactly $\pm 1$
+# and the $-1$'s spell out $k$ (printed above); a multiton bin mixes signs into other values
+# and fails the test. Reading $k$ with unit-vector delays costs $n + 1$ queries per bin; SPEX
+# replaces them by the parity checks of a **BCH code** that corrects $t$ errors: the signs
+# then give $k$'s syndrome, and the code's decoder (galois's Berlekamp-Massey) returns any $k$
+# with $|k| \le t$ from about $t \log_2 n$ delays.
+
+# %% [markdown]
+# ## Exact recovery, and what it costs
+#
+# `spex` runs $C$ = 3 such groups with $b$ = 6, detects singletons, and **peels**: each term
+# found is subtracted from the bin it hashes to in every group, which turns some multitons into
+# singletons for the next pass. Then a least-squares refit on the recovered support.
+
+# %%
+f128, F128 = make_sparse_function(128, S, ORDER, basis="fourier", seed=1)
+res = {d: spex(f128, 128, b=6, C=3, delays=d, t=ORDER) for d in ("identity", "bch")}
+r2 = {d: faithfulness_r2(f128, r.fourier, 128) for d, r in res.items()}
+errs = {d: max(abs(r.fourier.get(k, 0.0) - v) for k, v in F128.items()) for d, r in res.items()}
+for d, r in res.items():
+    print(
+        f"{d:8s}: {len(r.fourier)} terms, max error {errs[d]:.1e}, {r.n_queries} queries, "
+        f"{r.peeling_rounds} peeling passes, R2 {r2[d]:.6f}"
+    )
+
+# %%
+counts = {}
+for nn in CONFIG["ns"]:
+    p = len(design_delays(nn, "bch", ORDER)) - 1
+    counts[nn] = {"identity": 3 * 2**6 * (nn + 1), "bch": 3 * 2**6 * (p + 1), "p": p}
+print(counts)
+
+# %% tags=["hide-input"]
+ns = np.array(CONFIG["ns"])
+fig, ax = plt.subplots(figsize=plotting.figsize("single"))
+ax.plot(
+    ns,
+    [counts[x]["identity"] for x in ns],
+    "o-",
+    color=plotting.PALETTE[1],
+    label="identity delays: 3·2^6·(n+1)",
+)
+ax.plot(
+    ns,
+    [counts[x]["bch"] for x in ns],
+    "o-",
+    color=plotting.PALETTE[0],
+    label="BCH delays: 3·2^6·(p+1), p ≈ t log2 n",
+)
+ax.plot(ns[ns <= 64], 2.0 ** ns[ns <= 64], "s--", color="0.4", label="all masks: 2^n")
+ax.set(
+    xscale="log",
+    yscale="log",
+    ylim=(1e3, 1e7),
+    xlabel="inputs n",
+    ylabel="queries",
+    title="Queries for s = 20 terms of order ≤ 3",
+)
+ax.set_xticks(ns)
+plotting.plain_log_ticks(ax, axis="x")
+ax.legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
+# **What to see.** Exhaustive evaluation is hopeless beyond a few dozen inputs; unit-vector
+# delays grow linearly in $n$; BCH delays grow like $\log n$: at $n$ = 1,024 about
+# {glue:}`bch_1024` queries against {glue:}`identity_1024`.
+
+# %% [markdown]
+# ## The phase transition in $b$
+#
+# Peeling needs enough bins: with $2^b$ well below the sparsity $s$, almost every bin is a
+# multiton and nothing can be peeled. Success rate of exact recovery ($R^2 > 0.999$) over
+# planted functions, $n$ = 64, $s$ = 20, identity delays:
+
+# %%
+success = {}
+for b in CONFIG["bs"]:
+    ok = []
+    for trial in range(CONFIG["trials"]):
+        f, F = make_sparse_function(64, S, ORDER, basis="fourier", seed=100 + trial)
+        r = spex(f, 64, b=b, C=3, delays="identity", seed=trial)
+        ok.append(faithfulness_r2(f, r.fourier, 64, n_masks=500) > 0.999)
+    success[b] = float(np.mean(ok))
+print(success)
+
+# %% tags=["hide-input"]
+bs = np.array(CONFIG["bs"])
+fig, ax = plt.subplots(figsize=plotting.figsize("single"))
+ax.plot(2.0**bs, [success[b] for b in bs], "o-", color=plotting.PALETTE[0])
+ax.axvline(S, color="0.4", ls=":", label=f"s = {S} terms")
+ax.set(
+    xscale="log",
+    xlabel="bins per group 2^b",
+    ylabel="fraction recovered exactly",
+    title="Recovery switches on once 2^b exceeds s",
+    ylim=(-0.05, 1.05),
+)
+ax.set_xticks(2.0**bs)
+plotting.plain_log_ticks(ax, axis="x")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# **What to see.** Recovery fails when the bins are far fewer than the terms and switches on
+# around $2^b \approx s$; three groups and peeling let it succeed even a little below that.
+# This is the trade-off that SPEX's $b$ sets: queries grow like $2^b$.
+
+# %% [markdown]
+# ## Claim check
+#
+# Both delay designs recover the planted spectrum exactly ($R^2 > 0.999$, coefficient error
+# below $10^{-8}$), with exactly $C 2^b (n+1)$ and $C 2^b (p+1)$ queries; BCH needs fewer
+# queries than identity delays at every $n \ge 64$; recovery fails for every trial at the
+# smallest $b$ and succeeds for every trial at $b$ = 6.
+
+# %%
+assert all(v > 0.999 for v in r2.values()), r2
+assert all(e < 1e-8 for e in errs.values()), errs
+assert res["identity"].n_queries == 3 * 2**6 * 129
+assert res["bch"].n_queries == counts[128]["bch"]
+assert all(counts[x]["bch"] < counts[x]["identity"] for x in CONFIG["ns"] if x >= 64)
+assert success[CONFIG["bs"][0]] == 0.0 and success[6] == 1.0, success
+runtime_s = time.perf_counter() - t_start
+print(
+    f"VERDICT reproduced: exact recovery (R2 {min(r2.values()):.6f}); at n=128 "
+    f"{res['bch'].n_queries} BCH vs {res['identity'].n_queries} identity queries; at n=1024 "
+    f"{counts[1024]['bch']} vs {counts[1024]['identity']}."
+)
+glue("bch_128", res["bch"].n_queries)
+glue("identity_128", res["identity"].n_queries)
+glue("bch_1024", counts[1024]["bch"])
+glue("identity_1024", counts[1024]["identity"])
+glue("p_1024", counts[1024]["p"])
+glue("runtime_s", runtime_s)

@@ -1,0 +1,44 @@
+"""SPEX (Kang et al., ICML 2025): interaction explanations for long inputs by a sparse Boolean
+Fourier transform (subsampled queries, delays, Walsh-Hadamard, singleton detection, peeling).
+
+:func:`fwht`, :func:`make_sparse_function`, :func:`spex` (with :class:`SpexResult`),
+:func:`design_delays`, :func:`subsampled_transform`, :func:`fourier_eval`; indices
+(:func:`fourier_to_mobius`, :func:`to_index`), :func:`faithfulness_r2` and the marginal
+baselines (:func:`marginal_baselines`, KernelSHAP from ``shap``).
+"""
+
+from icml25.spex.core import (
+    SpexResult,
+    check_masks,
+    design_delays,
+    fourier_eval,
+    fwht,
+    make_sparse_function,
+    spex,
+    subsampled_transform,
+)
+from icml25.spex.indices import (
+    faithfulness_r2,
+    fourier_to_mobius,
+    linear_surrogate,
+    marginal_baselines,
+    mobius_eval,
+    to_index,
+)
+
+__all__ = [
+    "SpexResult",
+    "check_masks",
+    "faithfulness_r2",
+    "fourier_to_mobius",
+    "linear_surrogate",
+    "marginal_baselines",
+    "mobius_eval",
+    "to_index",
+    "design_delays",
+    "fourier_eval",
+    "fwht",
+    "make_sparse_function",
+    "spex",
+    "subsampled_transform",
+]

@@ -1,0 +1,337 @@
+"""SPEX's sparse Boolean Fourier transform: subsampled queries, delays, WHT, singletons, peeling.
+
+Conventions (the chapter's): a mask ``m`` in {0,1}^n keeps input i when ``m_i = 1``; the value
+function ``f`` maps a (q, n) array of masks to q outputs. Its Boolean Fourier (Walsh-Hadamard)
+expansion is
+
+    f(m) = sum_k F(k) (-1)^<m, k>,   k in F_2^n,
+
+stored as ``{tuple_of_sorted_indices_of_k: F(k)}``. Bit vectors of length b are indexed by
+integers with bit i holding coordinate i.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from icml25.common.checks import check_int
+
+__all__ = [
+    "SpexResult",
+    "check_masks",
+    "design_delays",
+    "fourier_eval",
+    "fwht",
+    "make_sparse_function",
+    "spex",
+    "subsampled_transform",
+]
+
+
+def fwht(a: np.ndarray) -> np.ndarray:
+    """Unnormalised fast Walsh-Hadamard transform along axis 0.
+
+    ``out[j] = sum_l (-1)^popcount(l & j) a[l]`` (Sylvester order); the length of axis 0 must
+    be a power of two. Other axes are transformed independently.
+    """
+    a = np.array(a, dtype=float, copy=True)
+    if a.ndim == 0:
+        raise ValueError("a must have at least one dimension")
+    N = a.shape[0]
+    if N < 1 or N & (N - 1):
+        raise ValueError(f"the length of axis 0 must be a power of two, got {N}")
+    rest = a.shape[1:]
+    h = 1
+    while h < N:
+        a = a.reshape(N // (2 * h), 2, h, *rest)
+        a = np.stack([a[:, 0] + a[:, 1], a[:, 0] - a[:, 1]], axis=1)
+        h *= 2
+    return a.reshape(N, *rest)
+
+
+def check_masks(masks: object, n: int) -> np.ndarray:
+    """Return ``masks`` as a (q, n) int8 array of zeros and ones; raise a clear error otherwise."""
+    if not isinstance(masks, np.ndarray):
+        raise TypeError(f"masks must be a numpy array, got {type(masks).__name__}")
+    if masks.ndim != 2 or masks.shape[1] != n:
+        raise ValueError(f"masks must have shape (q, {n}), got {masks.shape}")
+    if masks.size and not np.isin(masks, (0, 1)).all():
+        raise ValueError("masks must contain only 0 and 1")
+    return masks.astype(np.int8)
+
+
+def _key_matrix(keys: list[tuple[int, ...]], n: int) -> np.ndarray:
+    K = np.zeros((len(keys), n), dtype=np.int8)
+    for r, k in enumerate(keys):
+        K[r, list(k)] = 1
+    return K
+
+
+def fourier_eval(F: dict[tuple[int, ...], float], masks: np.ndarray) -> np.ndarray:
+    """Evaluate ``sum_k F(k) (-1)^<m, k>`` on (q, n) masks; returns (q,)."""
+    masks = np.asarray(masks)
+    if not F:
+        return np.zeros(len(masks))
+    keys = list(F)
+    K = _key_matrix(keys, masks.shape[1]).astype(np.int32)
+    parity = (masks.astype(np.int32) @ K.T) & 1  # (q, s)
+    return (1 - 2 * parity) @ np.array([F[k] for k in keys])
+
+
+def _mobius_eval(a: dict[tuple[int, ...], float], masks: np.ndarray) -> np.ndarray:
+    keys = list(a)
+    K = _key_matrix(keys, masks.shape[1]).astype(np.int32)
+    hits = masks.astype(np.int32) @ K.T  # how many of S's inputs are kept
+    return (hits == K.sum(1)).astype(float) @ np.array([a[k] for k in keys])
+
+
+def make_sparse_function(
+    n: int, s: int, max_order: int, basis: str = "fourier", seed: int = 0
+) -> tuple[Callable[[np.ndarray], np.ndarray], dict[tuple[int, ...], float]]:
+    """A planted value function with ``s`` random terms of order 1..``max_order``.
+
+    ``basis="fourier"``: ``f(m) = sum_k F(k) (-1)^<m,k>``; ``basis="mobius"``:
+    ``f(m) = sum_S a(S) prod_{i in S} m_i`` (AND terms, the form of interaction indices).
+    Coefficients are ``+-U(0.5, 1.5)``; supports are distinct.
+
+    Returns:
+        ``(value_fn, coeffs)``: ``value_fn`` maps (q, n) 0/1 masks to (q,) outputs, ``coeffs``
+        is ``{tuple_of_sorted_indices: value}`` in the chosen basis.
+    """
+    n = check_int("n", n)
+    s = check_int("s", s)
+    max_order = check_int("max_order", max_order, 1, n)
+    if basis not in ("fourier", "mobius"):
+        raise ValueError(f"basis must be 'fourier' or 'mobius', got {basis!r}")
+    n_possible = sum(math.comb(n, k) for k in range(1, max_order + 1))
+    if s > n_possible:
+        raise ValueError(
+            f"s={s} exceeds the {n_possible} possible supports of order <= {max_order}"
+        )
+    rng = np.random.default_rng(seed)
+    coeffs: dict[tuple[int, ...], float] = {}
+    while len(coeffs) < s:
+        order = int(rng.integers(1, max_order + 1))
+        key = tuple(sorted(rng.choice(n, size=order, replace=False).tolist()))
+        if key not in coeffs:
+            coeffs[key] = float(rng.choice([-1, 1]) * rng.uniform(0.5, 1.5))
+    evaluate = fourier_eval if basis == "fourier" else _mobius_eval
+
+    def value_fn(masks: np.ndarray) -> np.ndarray:
+        return evaluate(coeffs, check_masks(masks, n))
+
+    return value_fn, dict(coeffs)
+
+
+@lru_cache(maxsize=8)
+def _bch(n: int, t: int):
+    """A binary BCH code of length 2^m - 1 >= n correcting t errors (galois), its parity-check
+    matrix in reduced row-echelon form, and the number of parity checks p."""
+    import galois
+
+    m = max(3, math.ceil(math.log2(n + 1)))
+    while True:
+        length = 2**m - 1
+        try:
+            code = galois.BCH(length, d=2 * t + 1)
+        except ValueError:
+            m += 1
+            continue
+        if code.k >= 1:
+            break
+        m += 1
+    H = galois.GF2(code.G).null_space().row_reduce()
+    H = np.asarray(H, dtype=np.int8)
+    H = H[H.any(1)]
+    return code, H
+
+
+def design_delays(n: int, delays: str = "identity", t: int = 3) -> np.ndarray:
+    """The delay vectors d (rows, each in {0,1}^n), the zero delay first.
+
+    ``"identity"``: 0 and the n unit vectors (n + 1 delays: reads k bit by bit).
+    ``"bch"``: 0 and the p rows of a BCH parity-check matrix restricted to n columns
+    (p ~ t log2 n delays: their signs give the syndrome of k, decoded for |k| <= t).
+    """
+    n = check_int("n", n)
+    if delays == "identity":
+        return np.vstack([np.zeros((1, n), np.int8), np.eye(n, dtype=np.int8)])
+    if delays == "bch":
+        _, H = _bch(n, check_int("t", t))
+        return np.vstack([np.zeros((1, n), np.int8), H[:, :n]])
+    raise ValueError(f"delays must be 'identity' or 'bch', got {delays!r}")
+
+
+def _group_masks(M: np.ndarray, D: np.ndarray) -> np.ndarray:
+    """Masks ``M^T l XOR d`` for every delay d (outer) and l in F_2^b (inner): (n_delays 2^b, n)."""
+    b, n = M.shape
+    L = ((np.arange(2**b)[:, None] >> np.arange(b)) & 1).astype(np.int32)  # (2^b, b)
+    base = (L @ M.astype(np.int32)) & 1  # (2^b, n)
+    return (base[None] ^ D[:, None].astype(np.int32)).reshape(-1, n).astype(np.int8)
+
+
+def _query(value_fn: Callable[[np.ndarray], np.ndarray], masks: np.ndarray) -> np.ndarray:
+    y = np.asarray(value_fn(masks), dtype=float)
+    if y.shape != (len(masks),):
+        raise ValueError(
+            f"value_fn must return shape ({len(masks)},) for {len(masks)} masks, got {y.shape}"
+        )
+    if not np.all(np.isfinite(y)):
+        raise ValueError("value_fn returned non-finite values")
+    return y
+
+
+def subsampled_transform(
+    value_fn: Callable[[np.ndarray], np.ndarray], M: np.ndarray, D: np.ndarray
+) -> np.ndarray:
+    """Query ``f(M^T l XOR d)`` for every l in F_2^b and delay d, then WHT over l.
+
+    Returns U (2^b, n_delays) with ``U[j, r] = sum_{k : M k = j} (-1)^<D[r], k> F(k)``
+    (aliasing and shift), using ``2^b * n_delays`` queries.
+    """
+    y = _query(value_fn, _group_masks(M, D))
+    return fwht(y.reshape(len(D), 2 ** M.shape[0]).T) / 2 ** M.shape[0]
+
+
+@dataclass
+class SpexResult:
+    """What :func:`spex` recovered.
+
+    Attributes:
+        fourier: ``{tuple_of_sorted_indices: F(k)}`` (the empty tuple is the mean).
+        n_queries: number of value-function evaluations, ``C 2^b (n_delays)``.
+        n_delays: delays per group (``n + 1`` identity, ``p + 1`` BCH).
+        peeling_rounds: passes over the bins until no new singleton appeared.
+        masks: (n_queries, n) the queried masks (for the refit and for plots).
+        values: (n_queries,) the value function on them.
+    """
+
+    fourier: dict[tuple[int, ...], float]
+    n_queries: int
+    n_delays: int
+    peeling_rounds: int
+    masks: np.ndarray = field(repr=False)
+    values: np.ndarray = field(repr=False)
+
+
+def _decode_bch(signs: np.ndarray, n: int, t: int) -> list[np.ndarray | None]:
+    """Syndromes (rows of 0/1 bits) -> error patterns k of weight <= t on the first n columns."""
+    import galois
+
+    code, H = _bch(n, t)
+    p, length = H.shape
+    pivots = [int(np.flatnonzero(row)[0]) for row in H]
+    r = np.zeros((len(signs), length), dtype=np.int8)
+    r[:, pivots] = signs  # H r = syndrome, since the pivot columns of H form an identity
+    decoded, n_err = code.decode(galois.GF2(r), output="codeword", errors=True)
+    err = (np.asarray(decoded, dtype=np.int8) ^ r).astype(np.int8)
+    out: list[np.ndarray | None] = []
+    for e, ne in zip(err, np.atleast_1d(n_err), strict=True):
+        ok = ne >= 0 and not e[n:].any() and e.sum() <= t
+        out.append(e[:n] if ok else None)
+    return out
+
+
+def spex(
+    value_fn: Callable[[np.ndarray], np.ndarray],
+    n: int,
+    b: int = 6,
+    C: int = 3,
+    delays: str = "identity",
+    t: int = 3,
+    seed: int = 0,
+    refit: bool = True,
+    tol: float = 1e-6,
+    noise_tol: float = 1e-3,
+) -> SpexResult:
+    """Recover a sparse, low-degree Boolean Fourier spectrum of ``value_fn`` (SPEX).
+
+    1. For each of ``C`` groups draw ``M_c`` uniform in F_2^{b x n} and query
+       ``f(M_c^T l XOR d)`` for all 2^b ``l`` and every delay ``d`` (:func:`design_delays`).
+    2. A 2^b-point WHT gives ``U_c(j, d) = sum_{k: M_c k = j} (-1)^<d,k> F(k)``.
+    3. A bin is non-empty when ``|U(j, 0)|`` exceeds ``tol`` times the largest bin, and a
+       **singleton** when every delay's ratio ``U(j, d) / U(j, 0)`` is +-1 within
+       ``noise_tol`` (raise it for value functions that are only approximately sparse): its
+       signs spell k (identity delays) or k's BCH syndrome (decoded up to |k| = t); k is kept
+       if ``M_c k = j``.
+    4. **Peeling**: each new k is subtracted from its bin in every group, which can turn
+       multitons into singletons; repeat until no new singleton appears.
+    5. ``refit``: least squares of all queried values on the recovered Fourier features.
+
+    Args:
+        value_fn: maps (q, n) 0/1 masks to (q,) outputs.
+        n: number of inputs. b: bins per group are 2^b. C: groups. t: maximum order (BCH).
+
+    Returns:
+        a :class:`SpexResult`.
+    """
+    if not callable(value_fn):
+        raise TypeError(f"value_fn must be callable, got {type(value_fn).__name__}")
+    n = check_int("n", n)
+    b = check_int("b", b, 1, 20)
+    C = check_int("C", C)
+    t = check_int("t", t)
+    if not tol > 0:
+        raise ValueError(f"tol must be > 0, got {tol}")
+    if not 0 < noise_tol < 1:
+        raise ValueError(f"noise_tol must be in (0, 1), got {noise_tol}")
+    rng = np.random.default_rng(seed)
+    D = design_delays(n, delays, t)
+    Ms = rng.integers(0, 2, size=(C, b, n)).astype(np.int8)
+    group_masks = [_group_masks(M, D) for M in Ms]
+    group_values = [_query(value_fn, m) for m in group_masks]
+    U = [fwht(y.reshape(len(D), 2**b).T) / 2**b for y in group_values]
+    all_masks = np.concatenate(group_masks)
+    values = np.concatenate(group_values)
+    scale = max(float(np.abs(u).max()) for u in U) or 1.0
+    pow2 = 1 << np.arange(b)
+    found: dict[tuple[int, ...], float] = {}
+    rounds = 0
+    while True:
+        rounds += 1
+        new = 0
+        for c in range(C):
+            u = U[c]
+            u0 = u[:, 0]
+            live = np.flatnonzero(np.abs(u0) > tol * scale)
+            if len(live) == 0:
+                continue
+            ratio = u[live, 1:] / u0[live, None]
+            single = np.all(np.abs(np.abs(ratio) - 1) < noise_tol, axis=1)
+            if not single.any():
+                continue
+            bins = live[single]
+            bits = (ratio[single] < 0).astype(np.int8)
+            if delays == "identity":
+                ks: list[np.ndarray | None] = list(bits)
+            else:
+                ks = _decode_bch(bits, n, t)
+            for j, k in zip(bins, ks, strict=True):
+                if k is None:
+                    continue
+                if int(((Ms[c].astype(np.int32) @ k) & 1) @ pow2) != j:
+                    continue
+                key = tuple(np.flatnonzero(k).tolist())
+                if key in found or len(key) > (t if delays == "bch" else n):
+                    continue
+                value = float(U[c][j, 0])
+                found[key] = value
+                new += 1
+                sign = 1 - 2 * ((D.astype(np.int32) @ k) & 1)  # (-1)^<d, k> per delay
+                for c2 in range(C):
+                    j2 = int(((Ms[c2].astype(np.int32) @ k) & 1) @ pow2)
+                    U[c2][j2] -= value * sign
+        if new == 0:
+            break
+    if refit and found:
+        keys = list(found)
+        K = _key_matrix(keys, n).astype(np.int32)
+        X = 1 - 2 * ((all_masks.astype(np.int32) @ K.T) & 1)
+        coef, *_ = np.linalg.lstsq(X.astype(float), values, rcond=None)
+        found = {k: float(v) for k, v in zip(keys, coef, strict=True)}
+    return SpexResult(found, len(all_masks), len(D), rounds, all_masks, values)

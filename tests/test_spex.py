@@ -1,0 +1,118 @@
+"""Known answers for icml25.spex: WHT, aliasing, planted recovery, query counts, indices."""
+
+import numpy as np
+import pytest
+from scipy.linalg import hadamard
+
+from icml25.spex import (
+    design_delays,
+    faithfulness_r2,
+    fourier_to_mobius,
+    fwht,
+    linear_surrogate,
+    make_sparse_function,
+    marginal_baselines,
+    spex,
+    subsampled_transform,
+    to_index,
+)
+
+
+def test_fwht_is_the_hadamard_matrix():
+    a = np.random.default_rng(0).normal(size=(32, 3))
+    np.testing.assert_allclose(fwht(a), hadamard(32) @ a, atol=1e-12)
+    np.testing.assert_allclose(fwht(fwht(a)) / 32, a, atol=1e-12)
+    with pytest.raises(ValueError, match="power of two"):
+        fwht(np.ones(6))
+
+
+def test_aliasing_and_shift_identity():
+    n, b = 20, 4
+    f, F = make_sparse_function(n, 15, 3, basis="fourier", seed=0)
+    rng = np.random.default_rng(1)
+    M = rng.integers(0, 2, size=(b, n)).astype(np.int8)
+    D = np.vstack([np.zeros((1, n), np.int8), rng.integers(0, 2, size=(3, n)).astype(np.int8)])
+    U = subsampled_transform(f, M, D)
+    expected = np.zeros((2**b, len(D)))
+    for k, v in F.items():
+        kv = np.zeros(n, int)
+        kv[list(k)] = 1
+        j = int(((M @ kv) % 2) @ (1 << np.arange(b)))
+        expected[j] += v * (-1.0) ** ((D @ kv) % 2)
+    assert np.abs(U - expected).max() < 1e-10
+
+
+def test_planted_recovery_identity_delays():
+    n, b, C = 128, 6, 3
+    f, F = make_sparse_function(n, 20, 3, basis="fourier", seed=3)
+    res = spex(f, n, b=b, C=C, delays="identity")
+    assert set(F) <= set(res.fourier)
+    assert max(abs(res.fourier[k] - v) for k, v in F.items()) < 1e-8
+    assert faithfulness_r2(f, res.fourier, n) > 0.9999
+    assert res.n_queries == C * 2**b * (n + 1)
+
+
+def test_planted_recovery_bch_delays():
+    n, b, C, t = 48, 6, 3, 3
+    f, F = make_sparse_function(n, 20, t, basis="fourier", seed=4)
+    res = spex(f, n, b=b, C=C, delays="bch", t=t)
+    p = len(design_delays(n, "bch", t)) - 1
+    assert res.n_queries == C * 2**b * (p + 1) and p < n
+    assert max(abs(res.fourier.get(k, 0.0) - v) for k, v in F.items()) < 1e-8
+    assert faithfulness_r2(f, res.fourier, n) > 0.9999
+
+
+def test_index_sanity():
+    n = 16
+    f, a = make_sparse_function(n, 8, 3, basis="mobius", seed=5)
+    res = spex(f, n, b=7)
+    m = fourier_to_mobius(res.fourier)
+    for S, v in a.items():
+        assert abs(m[S] - v) < 1e-8
+    sv = to_index(m, "SV", 1)
+    full, empty = np.ones((1, n), np.int8), np.zeros((1, n), np.int8)
+    total = f(full)[0] - f(empty)[0]
+    assert abs(sum(sv.values()) - total) < 1e-8  # efficiency
+    fs1 = to_index(m, "FSII", 1)
+    assert all(abs(fs1[k] - sv[k]) < 1e-10 for k in sv)  # Faith-Shap of order 1 = Shapley
+    assert abs(sum(to_index(m, "FSII", 2).values()) - total) < 1e-8
+    assert abs(sum(to_index(m, "STII", 2).values()) - total) < 1e-8
+    # a purely additive function: FBII of order 1 = its coefficients, higher orders vanish
+    w = np.random.default_rng(0).normal(size=n)
+    additive = {(i,): float(w[i]) for i in range(n)}
+    fb = to_index(additive, "FBII", 3)
+    assert all(len(T) == 1 and abs(fb[T] - w[T[0]]) < 1e-12 for T in fb)
+
+
+def test_marginal_baselines_on_an_additive_function():
+    n = 12
+    w = np.random.default_rng(0).normal(size=n)
+
+    def f(masks):
+        return 0.5 + masks @ w
+
+    base = marginal_baselines(f, n, budget=400, seed=0)
+    assert set(base) == {"LIME", "Banzhaf", "KernelSHAP"}
+    np.testing.assert_allclose(base["Banzhaf"], np.concatenate([[0.5], w]), atol=1e-8)
+    np.testing.assert_allclose(base["KernelSHAP"], np.concatenate([[0.5], w]), atol=1e-6)
+    assert faithfulness_r2(f, linear_surrogate(base["LIME"]), n) > 0.99  # ridge shrinks a little
+
+
+def test_bad_inputs():
+    f, _ = make_sparse_function(8, 4, 2, seed=0)
+    with pytest.raises(ValueError, match="0 and 1"):
+        f(np.full((2, 8), 2))
+    with pytest.raises(ValueError, match="shape"):
+        f(np.zeros((2, 7), int))
+    with pytest.raises(ValueError, match="b must be"):
+        spex(f, 8, b=0)
+    with pytest.raises(ValueError, match="n must be"):
+        spex(f, 0)
+    with pytest.raises(ValueError, match="value_fn must return shape"):
+        spex(lambda m: np.zeros(3), 8, b=2)
+    with pytest.raises(TypeError, match="value_fn"):
+        spex("not a function", 8)
+    with pytest.raises(ValueError, match="delays"):
+        spex(f, 8, delays="random")
+    with pytest.raises(ValueError, match="index"):
+        to_index({(0,): 1.0}, "XYZ", 1)
