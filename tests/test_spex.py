@@ -7,6 +7,7 @@ from scipy.linalg import hadamard
 from icml25.spex import (
     design_delays,
     faithfulness_r2,
+    fourier_eval,
     fourier_to_mobius,
     fwht,
     linear_surrogate,
@@ -116,3 +117,24 @@ def test_bad_inputs():
         spex(f, 8, delays="random")
     with pytest.raises(ValueError, match="index"):
         to_index({(0,): 1.0}, "XYZ", 1)
+
+
+def test_multihop_removal_and_recovery():
+    from icml25.spex import greedy_removal_order, recovery_rate, removal_drops
+    from icml25.spex.text import make_multihop_task
+
+    n = 24
+    f, support, shortcut = make_multihop_task(n, seed=0)
+    full = np.ones((1, n), np.int8)
+    one_out = full.copy()
+    one_out[0, support[0]] = 0
+    assert f(full)[0] - f(one_out)[0] >= 4.0 - 0.7  # every hop is needed
+    res = spex(f, n, b=6)
+    order = greedy_removal_order(lambda m: fourier_eval(res.fourier, m), n, 2)
+    assert order[0] in support and order[1] == shortcut
+    drops = removal_drops(f, n, order)
+    assert drops.shape == (2,) and drops[0] >= 3.3
+    fb = to_index(fourier_to_mobius(res.fourier), "FBII", 3)
+    ranked = sorted(fb, key=lambda k: -abs(fb[k]))
+    assert ranked[0] == support and recovery_rate(ranked, support, 1) == 1.0
+    assert recovery_rate([(shortcut,)], support, 1) == 0.0

@@ -42,6 +42,10 @@ METHOD_COLORS: dict[str, str] = {
     "Single stage": PALETTE[1],
     "Random k": PALETTE[7],
     "Omniscient k": "#555555",
+    # SPEX baselines
+    "LIME": PALETTE[1],
+    "Banzhaf": PALETTE[2],
+    "KernelSHAP": PALETTE[4],
     # RSTIB-MLP forecasters
     "RSTIB-MLP": PALETTE[0],
     "RSTIB-MLP (mean path)": PALETTE[9],

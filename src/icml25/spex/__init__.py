@@ -20,9 +20,12 @@ from icml25.spex.core import (
 from icml25.spex.indices import (
     faithfulness_r2,
     fourier_to_mobius,
+    greedy_removal_order,
     linear_surrogate,
     marginal_baselines,
     mobius_eval,
+    recovery_rate,
+    removal_drops,
     to_index,
 )
 
@@ -30,6 +33,9 @@ __all__ = [
     "SpexResult",
     "check_masks",
     "faithfulness_r2",
+    "greedy_removal_order",
+    "recovery_rate",
+    "removal_drops",
     "fourier_to_mobius",
     "linear_surrogate",
     "marginal_baselines",

@@ -21,6 +21,9 @@ from icml25.spex.core import check_masks, fourier_eval
 
 __all__ = [
     "faithfulness_r2",
+    "greedy_removal_order",
+    "recovery_rate",
+    "removal_drops",
     "fourier_to_mobius",
     "linear_surrogate",
     "marginal_baselines",
@@ -168,9 +171,13 @@ def faithfulness_r2(
 
 
 def marginal_baselines(
-    value_fn: Callable[[np.ndarray], np.ndarray], n: int, budget: int, seed: int = 0
+    value_fn: Callable[[np.ndarray], np.ndarray],
+    n: int,
+    budget: int,
+    seed: int = 0,
+    methods: tuple[str, ...] = ("LIME", "Banzhaf", "KernelSHAP"),
 ) -> dict[str, np.ndarray]:
-    """Marginal attributions at a budget of ``budget`` value-function queries each.
+    """Marginal attributions, each from ``budget`` value-function queries.
 
     * ``"LIME"``: ridge regression (alpha 1e-3 per query) of f on uniform random masks,
       weighted by LIME's exponential kernel of the fraction of masked inputs (width 0.25).
@@ -183,22 +190,29 @@ def marginal_baselines(
     """
     n = check_int("n", n)
     budget = check_int("budget", budget, n + 2)
-    rng = np.random.default_rng(seed)
-    masks = rng.integers(0, 2, size=(budget, n)).astype(np.int8)
-    y = np.asarray(value_fn(check_masks(masks, n)), dtype=float)
-    if y.shape != (budget,):
-        raise ValueError(f"value_fn must return shape ({budget},), got {y.shape}")
-    X = np.hstack([np.ones((budget, 1)), masks.astype(float)])
+    unknown = set(methods) - {"LIME", "Banzhaf", "KernelSHAP"}
+    if unknown or not methods:
+        raise ValueError(f"methods must be among 'LIME', 'Banzhaf', 'KernelSHAP', got {methods}")
     out: dict[str, np.ndarray] = {}
-    out["Banzhaf"] = np.linalg.lstsq(X, y, rcond=None)[0]
-    dist = 1 - masks.mean(1)
-    sw = np.exp(-(dist**2) / 0.25**2)
-    A = X * sw[:, None]
-    reg = 1e-3 * budget * np.eye(n + 1)
-    reg[0, 0] = 0.0
-    out["LIME"] = np.linalg.solve(X.T @ A + reg, A.T @ y)
-    out["KernelSHAP"] = _kernel_shap(value_fn, n, budget, seed)
-    return out
+    if {"LIME", "Banzhaf"} & set(methods):
+        rng = np.random.default_rng(seed)
+        masks = rng.integers(0, 2, size=(budget, n)).astype(np.int8)
+        y = np.asarray(value_fn(check_masks(masks, n)), dtype=float)
+        if y.shape != (budget,):
+            raise ValueError(f"value_fn must return shape ({budget},), got {y.shape}")
+        X = np.hstack([np.ones((budget, 1)), masks.astype(float)])
+        if "Banzhaf" in methods:
+            out["Banzhaf"] = np.linalg.lstsq(X, y, rcond=None)[0]
+        if "LIME" in methods:
+            dist = 1 - masks.mean(1)
+            sw = np.exp(-(dist**2) / 0.25**2)
+            A = X * sw[:, None]
+            reg = 1e-3 * budget * np.eye(n + 1)
+            reg[0, 0] = 0.0
+            out["LIME"] = np.linalg.solve(X.T @ A + reg, A.T @ y)
+    if "KernelSHAP" in methods:
+        out["KernelSHAP"] = _kernel_shap(value_fn, n, budget, seed)
+    return {m: out[m] for m in methods}
 
 
 def _kernel_shap(value_fn: Callable, n: int, budget: int, seed: int) -> np.ndarray:
@@ -218,3 +232,42 @@ def _kernel_shap(value_fn: Callable, n: int, budget: int, seed: int) -> np.ndarr
         phi = explainer.shap_values(np.ones((1, n)), nsamples=budget, silent=True, l1_reg=False)
     phi = np.asarray(phi, dtype=float).reshape(-1)[:n]
     return np.concatenate([[float(explainer.expected_value)], phi])
+
+
+def greedy_removal_order(
+    surrogate: Callable[[np.ndarray], np.ndarray], n: int, r_max: int
+) -> list[int]:
+    """Inputs to remove, in order: each step masks the input whose removal lowers the
+    surrogate's output most, given the inputs already removed (start: everything kept)."""
+    n = check_int("n", n)
+    r_max = check_int("r_max", r_max, 1, n)
+    kept = np.ones(n, dtype=np.int8)
+    order: list[int] = []
+    for _ in range(r_max):
+        cand = np.flatnonzero(kept)
+        trial = np.repeat(kept[None], len(cand), axis=0)
+        trial[np.arange(len(cand)), cand] = 0
+        best = int(cand[np.argmin(np.asarray(surrogate(trial), dtype=float))])
+        kept[best] = 0
+        order.append(best)
+    return order
+
+
+def removal_drops(
+    value_fn: Callable[[np.ndarray], np.ndarray], n: int, order: list[int]
+) -> np.ndarray:
+    """``f(1) - f(1 with order[:r] masked)`` for r = 1 .. len(order): the top-r removal curve."""
+    n = check_int("n", n)
+    masks = np.ones((len(order) + 1, n), dtype=np.int8)
+    for r in range(1, len(order) + 1):
+        masks[r:, order[r - 1]] = 0
+    y = np.asarray(value_fn(masks), dtype=float)
+    return y[0] - y[1:]
+
+
+def recovery_rate(ranked: list[tuple[int, ...]], support: tuple[int, ...], r: int) -> float:
+    """Share of the ``support`` inputs covered by the first ``r`` entries of ``ranked`` (each
+    entry a feature or an interaction, as a tuple of inputs): Recovery-rate@r."""
+    r = check_int("r", r)
+    covered = set().union(*[set(T) for T in ranked[:r]]) if ranked else set()
+    return len(covered & set(support)) / len(support)

@@ -24,6 +24,7 @@ __all__ = [
     "NOT",
     "VOCAB",
     "TextCNN",
+    "make_multihop_task",
     "make_reviews",
     "masked_value_fn",
     "train_text_model",
@@ -61,7 +62,9 @@ def make_reviews(
     length = check_int("length", length, 4)
     n_sentiment = check_int("n_sentiment", n_sentiment, 1)
     if 2 * n_sentiment > length:
-        raise ValueError(f"length {length} is too short for {n_sentiment} (negated) sentiment words")
+        raise ValueError(
+            f"length {length} is too short for {n_sentiment} (negated) sentiment words"
+        )
     if not 0 <= p_not <= 1:
         raise ValueError(f"p_not must be in [0, 1], got {p_not}")
     rng = np.random.default_rng(seed)
@@ -157,3 +160,44 @@ def masked_value_fn(
         return torch.cat(out).numpy().astype(float) if out else np.zeros(0)
 
     return value_fn
+
+
+def make_multihop_task(
+    n: int, hops: int = 3, seed: int = 0
+) -> tuple[Callable[[np.ndarray], np.ndarray], tuple[int, ...], int]:
+    """A planted "multi-hop question" over ``n`` sentences (the HotpotQA analogue).
+
+    The answer's score is ``4 prod_{i in S} m_i`` for a supporting set S of ``hops`` sentences
+    (every hop is needed), plus a **shortcut** sentence that alone gives ``1.5``, plus
+    distractors: a main effect ``U(-0.4, 0.6)`` for every other sentence and five random pairs
+    with ``U(0.3, 0.8)``. Each supporting sentence's marginal (Banzhaf) value is
+    ``4 / 2^(hops - 1)``, comparable to the distractors', so only the interaction singles S out.
+
+    Returns ``(value_fn, S, shortcut)``.
+    """
+    n = check_int("n", n, 8)
+    hops = check_int("hops", hops, 2, 5)
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(n)
+    support = tuple(sorted(order[:hops].tolist()))
+    shortcut = int(order[hops])
+    main = rng.uniform(-0.4, 0.6, size=n)
+    main[list(support)] = 0.0
+    main[shortcut] = 1.5
+    others = order[hops + 1 :]
+    pairs = [tuple(rng.choice(others, size=2, replace=False)) for _ in range(5)]
+    pair_w = rng.uniform(0.3, 0.8, size=len(pairs))
+
+    def value_fn(masks: np.ndarray) -> np.ndarray:
+        m = np.asarray(masks)
+        if m.ndim != 2 or m.shape[1] != n:
+            raise ValueError(f"masks must have shape (q, {n}), got {m.shape}")
+        if not np.isin(m, (0, 1)).all():
+            raise ValueError("masks must contain only 0 and 1")
+        m = m.astype(float)
+        out = 4.0 * m[:, list(support)].prod(1) + m @ main
+        for (i, j), w in zip(pairs, pair_w, strict=True):
+            out += w * m[:, i] * m[:, j]
+        return out
+
+    return value_fn, support, shortcut

@@ -1,0 +1,227 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # The headline in miniature: faithfulness as the input grows
+#
+# The paper explains LLMs on inputs of up to about a thousand words and measures how well each
+# explanation reconstructs the model's output on random masks ($R^2$). Here the explicand is a
+# small sentiment classifier trained from scratch on synthetic reviews in which "not" flips the
+# next sentiment word, so its decisions contain pairwise interactions. Each review of $n$
+# tokens (16 to 256) is explained by SPEX and by three marginal methods, every method with the
+# same number of model queries (SPEX's), and scored on fresh random masks.
+
+# %% tags=["remove-cell"]
+# Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    REPO = os.environ.get(
+        "ICML25_REPO", "https://github.com/icml25-in-miniature/icml25-in-miniature"
+    )
+    subprocess.run(
+        f"git clone --depth 1 {REPO} /content/icml25"
+        " && pip install -q --no-deps -e /content/icml25"
+        " && pip install -q galois shap",
+        shell=True,
+        check=True,
+    )
+
+# %%
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+from icml25.common import glue, plotting, setup
+from icml25.spex import (
+    faithfulness_r2,
+    fourier_to_mobius,
+    linear_surrogate,
+    marginal_baselines,
+    spex,
+    to_index,
+)
+from icml25.spex.text import NOT, make_reviews, masked_value_fn, train_text_model, word
+
+t_start = time.perf_counter()
+SCALE = setup(seed=0)
+CONFIG = {
+    "small": {"ns": [16, 32, 64, 128, 256], "reviews": [0, 1, 2, 3, 4], "b": 6},
+    "large": {"ns": [16, 32, 64, 128, 256, 512, 1024], "reviews": [0, 1, 2, 3, 4], "b": 8},
+}[SCALE]
+print(SCALE, CONFIG)
+
+# %% [markdown]
+# ## The explicand
+#
+# `make_reviews` writes 64-token reviews: filler words, six sentiment words, each negated by a
+# preceding "not" with probability 0.4; the label is the sign of the negation-aware sentiment
+# sum. `TextCNN` (an embedding, one convolution of width 3, sum pooling, a linear read-out) is
+# trained with fillers randomly replaced by `<mask>` so that masking an irrelevant word is
+# neutral to it, roughly as it is to a large language model. The value function of a review is
+# the model's logit with masked words replaced by `<mask>`.
+
+# %%
+X, y = make_reviews(4000, 64, seed=0)
+model = train_text_model(X[:3200], y[:3200], epochs=24, seed=0)
+with torch.no_grad():
+    test_acc = float(((model(torch.as_tensor(X[3200:])) > 0).numpy() == y[3200:]).mean())
+print(f"held-out accuracy {test_acc:.3f}")
+
+# %% [markdown]
+# ## Faithfulness against input length
+#
+# For each length and each of five reviews: SPEX with BCH delays ($b$ = 6, $C$ = 3, $t$ = 3,
+# singleton tolerance 0.5 because the model is only approximately sparse), then LIME (weighted
+# ridge), Banzhaf (OLS) and KernelSHAP (`shap`), each with SPEX's number of queries; $R^2$ on
+# 2,000 fresh uniform masks.
+
+# %%
+METHODS = ["SPEX", "LIME", "Banzhaf", "KernelSHAP"]
+r2 = {m: {n: [] for n in CONFIG["ns"]} for m in METHODS}
+seconds = {m: {n: [] for n in CONFIG["ns"]} for m in METHODS}
+budget = {}
+negated = {n: [] for n in CONFIG["ns"]}  # does the review contain a "not"?
+for n in CONFIG["ns"]:
+    for review in CONFIG["reviews"]:
+        tokens = make_reviews(1, n, n_sentiment=min(6, n // 4), seed=1000 * n + review)[0][0]
+        negated[n].append(bool((tokens == NOT).any()))
+        f = masked_value_fn(model, tokens)
+        t0 = time.perf_counter()
+        res = spex(f, n, b=CONFIG["b"], C=3, delays="bch", t=3, noise_tol=0.5, tol=1e-3)
+        seconds["SPEX"][n].append(time.perf_counter() - t0)
+        r2["SPEX"][n].append(faithfulness_r2(f, res.fourier, n, seed=review + 1))
+        budget[n] = res.n_queries
+        for name in ("LIME", "Banzhaf", "KernelSHAP"):
+            t0 = time.perf_counter()
+            w = marginal_baselines(f, n, res.n_queries, seed=review, methods=(name,))[name]
+            seconds[name][n].append(time.perf_counter() - t0)
+            r2[name][n].append(faithfulness_r2(f, linear_surrogate(w), n, seed=review + 1))
+    print(n, budget[n], {m: np.round(r2[m][n], 3).tolist() for m in METHODS})
+
+# %% tags=["hide-input"]
+ns = np.array(CONFIG["ns"])
+fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
+for m in METHODS:
+    vals = np.array([r2[m][n] for n in ns])
+    mean = vals.mean(1)
+    color = plotting.method_color("ours" if m == "SPEX" else m)
+    axes[0].errorbar(
+        ns,
+        mean,
+        yerr=[mean - vals.min(1), vals.max(1) - mean],
+        marker="o",
+        capsize=3,
+        color=color,
+        label=m,
+    )
+    axes[1].plot(ns, [np.median(seconds[m][n]) for n in ns], "o-", color=color, label=m)
+axes[0].set(
+    xscale="log",
+    xlabel="input length n (tokens)",
+    ylabel="faithfulness R²",
+    ylim=(min(0.0, axes[0].get_ylim()[0]), 1.02),
+    title="Reconstructing the classifier on random masks",
+)
+axes[1].set(
+    xscale="log",
+    yscale="log",
+    xlabel="input length n (tokens)",
+    ylabel="wall time per explanation (s)",
+    title="Time, with the model's queries",
+)
+for ax in axes:
+    ax.set_xticks(ns)
+    plotting.plain_log_ticks(ax, axis="x")
+axes[0].legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
+# **What to see.** Left: the marginal methods can only add up one number per word, so they
+# miss the "not" x word interactions and stay well below 1; SPEX reconstructs the classifier
+# almost perfectly on short reviews and stays ahead as the reviews grow, with the same number
+# of queries. Its $R^2$ falls at the longest reviews, where the filler words' small effects add
+# up to a dense "noise floor" in the spectrum that the bins cannot separate (error bars: the
+# five reviews). A review without any "not" is almost additive, and there the marginal
+# methods can do as well or better (see the claim check). Right: SPEX's time includes
+# building the BCH code (galois, a few seconds the first time for each length), so it is the
+# slowest here; its queries stay almost flat in $n$ (printed above).
+
+# %% [markdown]
+# ## What SPEX finds
+#
+# The recovered spectrum, converted to Möbius coefficients and then to second-order
+# Faith-Banzhaf interactions (`to_index(..., "FBII", order=2)`), for one 32-token review:
+
+# %%
+tokens = make_reviews(1, 32, n_sentiment=6, seed=32000)[0][0]
+f = masked_value_fn(model, tokens)
+res = spex(f, 32, b=CONFIG["b"], C=3, delays="bch", t=3, noise_tol=0.5, tol=1e-3)
+fbii = to_index(fourier_to_mobius(res.fourier), "FBII", order=2)
+print(" ".join(word(t) for t in tokens))
+pairs = sorted(((T, v) for T, v in fbii.items() if len(T) == 2), key=lambda kv: -abs(kv[1]))[:5]
+for T, v in pairs:
+    print(f"{v:+.2f}  {' x '.join(f'{word(tokens[i])}@{i}' for i in T)}")
+top_pair_has_not = all(any(word(tokens[i]) == "not" for i in T) for T, _ in pairs[:3])
+
+# %% [markdown]
+# **What to see.** The strongest pairwise interactions are "not" with the sentiment word that
+# follows it, the structure the labels were built with, and exactly what an additive
+# explanation has no place for.
+
+# %% [markdown]
+# ## Claim check
+#
+# At the largest length, SPEX's $R^2$ is above every marginal method's by at least 0.05 for
+# every review that contains a negation (an interaction); reviews without one are reported, not
+# asserted. At every length SPEX's mean $R^2$ over the reviews is the highest, and the three
+# strongest recovered pairwise interactions of the example all involve "not".
+
+# %%
+n_max = CONFIG["ns"][-1]
+spex_max = np.array(r2["SPEX"][n_max])
+best_marginal = np.max([r2[m][n_max] for m in METHODS[1:]], axis=0)
+neg = np.array(negated[n_max])
+assert neg.any(), negated
+assert np.all(spex_max[neg] - best_marginal[neg] > 0.05), (spex_max, best_marginal, neg)
+assert all(
+    np.mean(r2["SPEX"][n]) > max(np.mean(r2[m][n]) for m in METHODS[1:]) for n in CONFIG["ns"]
+)
+assert top_pair_has_not, pairs
+runtime_s = time.perf_counter() - t_start
+gain = float(np.mean(spex_max) - np.mean(best_marginal))
+print(
+    f"VERDICT reproduced: at n={n_max} SPEX R2 {spex_max.mean():.3f} vs best marginal "
+    f"{best_marginal.mean():.3f} (+{gain:.3f}); with negations SPEX wins every review "
+    f"({neg.sum()} of {len(neg)}); without: SPEX {np.round(spex_max[~neg], 3).tolist()} vs "
+    f"{np.round(best_marginal[~neg], 3).tolist()}; queries {budget[CONFIG['ns'][0]]} at "
+    f"n={CONFIG['ns'][0]} -> {budget[n_max]} at n={n_max}."
+)
+glue("test_acc", test_acc)
+glue("n_max", n_max)
+glue("spex_r2_max", float(spex_max.mean()))
+glue("marginal_r2_max", float(best_marginal.mean()))
+glue("gain_r2", gain)
+glue("gain_rel_pct", 100 * gain / float(best_marginal.mean()))
+glue("n_reviews", len(neg))
+glue("n_negated", int(neg.sum()))
+glue("n_plain", int((~neg).sum()))
+glue("budget_min", budget[CONFIG["ns"][0]])
+glue("budget_max", budget[n_max])
+glue("runtime_s", runtime_s)
