@@ -93,6 +93,9 @@ def test_count_model_detects_a_single_insertion():
         (lambda: kgw_green_mask(1, 1, 10, gamma=1.5), "gamma"),
         (lambda: kgw_zscore([], 1, 10), "tokens"),
         (lambda: make_synonym_grammar(0), "n_groups"),
+        (lambda: stamp_test(np.ones(1), np.ones((1, 2))), "at least 2 items"),
+        (lambda: stamp_test(np.array([1.0, np.nan]), np.ones((2, 2))), "public_ppl"),
+        (lambda: stamp_test(np.ones(2), np.full((2, 2), np.inf)), "private_ppls"),
     ],
 )
 def test_bad_input(call, arg):

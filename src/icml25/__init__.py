@@ -5,3 +5,9 @@ One subpackage per paper (``icml25.sparse_pca``, ...) and the shared helpers in
 """
 
 __version__ = "0.1.0"
+
+import warnings as _warnings
+
+# Some libraries (torch_geometric, shap) import ``tqdm.auto``, which warns inside Jupyter when
+# ipywidgets is absent; the book uses plain text bars, so the notice is noise on every page.
+_warnings.filterwarnings("ignore", message="IProgress not found")

@@ -24,6 +24,8 @@ def stamp_test(public_ppl, private_ppls, clip_frac: float = 0.025) -> tuple[floa
     """
     public = check_array("public_ppl", np.asarray(public_ppl, dtype=float), 1)
     private = check_array("private_ppls", np.asarray(private_ppls, dtype=float), 2)
+    if public.shape[0] < 2:
+        raise ValueError(f"public_ppl must hold at least 2 items, got {public.shape[0]}")
     if private.shape[0] != public.shape[0]:
         raise ValueError(
             f"private_ppls must have shape ({public.shape[0]}, K), got {private.shape}"
