@@ -8,6 +8,8 @@ from icml25.stamp import (
     BigramLM,
     kgw_green_mask,
     kgw_zscore,
+    make_background,
+    make_items,
     make_synonym_grammar,
     make_versions,
     sample_templates,
@@ -101,3 +103,15 @@ def test_count_model_detects_a_single_insertion():
 def test_bad_input(call, arg):
     with pytest.raises(ValueError, match=arg):
         call()
+
+
+def test_make_items_and_background_are_seeded_versions():
+    g = make_synonym_grammar(50, 4)
+    items = make_items(g, 20, 3, delta=2.0, seed=1)
+    assert items.shape == (4, 20, 12)
+    np.testing.assert_array_equal(items, make_items(g, 20, 3, delta=2.0, seed=1))
+    templates = sample_templates(g, 20, seed=11)
+    expected = make_versions(templates, g, [2000, 2001, 2002, 2003], delta=2.0, seed=12)
+    np.testing.assert_array_equal(items, expected)
+    bg = make_background(g, 30, seed=1)
+    assert bg.shape == (30, 12) and bg.min() >= 1

@@ -49,7 +49,7 @@ from scipy import stats
 
 from icml25.common import glue, plotting, setup
 from icml25.common.lm import build_causal_lm, sequence_perplexity, train_lm
-from icml25.stamp import BigramLM, make_synonym_grammar, make_versions, sample_templates, stamp_test
+from icml25.stamp import BigramLM, make_background, make_items, make_synonym_grammar, stamp_test
 
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
@@ -62,17 +62,8 @@ grammar = make_synonym_grammar(300, 4)
 print(SCALE, CONFIG)
 
 
-def make_study(seed):
-    """Items, their 1 + 8 keyed versions, and a plain background corpus."""
-    templates = sample_templates(grammar, N_ITEMS, seed=10 * seed + 1)
-    keys = list(range(1000 * (seed + 1), 1000 * (seed + 1) + N_PRIVATE + 1))
-    versions = make_versions(templates, grammar, keys, delta=DELTA, seed=10 * seed + 2)
-    bg_templates = sample_templates(grammar, CONFIG["n_background"], seed=10 * seed + 3)
-    background = make_versions(bg_templates, grammar, [7], delta=0.0, seed=10 * seed + 4)[0]
-    return versions, background
-
-
-versions, background = make_study(0)
+versions = make_items(grammar, N_ITEMS, N_PRIVATE, DELTA, seed=0)
+background = make_background(grammar, CONFIG["n_background"], seed=0)
 public, private = versions[0], versions[1:]
 share = len(public) / (len(public) + len(background))
 print(f"public versions are {share:.1%} of the contaminated corpus")
@@ -146,13 +137,11 @@ plt.show()
 # %%
 null_p = {"plain paired t-test": [], "with 2.5 % winsorising": []}
 for seed in range(1, CONFIG["null_seeds"] + 1):
-    templates = sample_templates(grammar, N_ITEMS, seed=10 * seed + 1)
-    keys = list(range(1000 * (seed + 1), 1000 * (seed + 1) + N_PRIVATE + 1))
-    vs = make_versions(templates, grammar, keys, delta=DELTA, seed=10 * seed + 2)
+    vs = make_items(grammar, N_ITEMS, N_PRIVATE, DELTA, seed)
     if seed == 1 or seed % 10 == 0:
-        bg_t = sample_templates(grammar, CONFIG["n_background"], seed=10 * seed + 3)
-        bg = make_versions(bg_t, grammar, [7], delta=0.0, seed=10 * seed + 4)[0]
-        lm = BigramLM(grammar.vocab_size).fit(bg)
+        lm = BigramLM(grammar.vocab_size).fit(
+            make_background(grammar, CONFIG["n_background"], seed)
+        )
     pub, priv = lm.perplexity(vs[0]), np.stack([lm.perplexity(v) for v in vs[1:]], 1)
     null_p["plain paired t-test"].append(stamp_test(pub, priv, clip_frac=0.0)[0])
     null_p["with 2.5 % winsorising"].append(stamp_test(pub, priv, clip_frac=0.025)[0])

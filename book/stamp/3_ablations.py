@@ -46,7 +46,7 @@ import numpy as np
 
 from icml25.common import glue, plotting, setup
 from icml25.common.lm import build_causal_lm, sequence_perplexity, train_lm
-from icml25.stamp import BigramLM, make_synonym_grammar, make_versions, sample_templates, stamp_test
+from icml25.stamp import BigramLM, make_background, make_items, make_synonym_grammar, stamp_test
 
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
@@ -71,19 +71,6 @@ grammar = make_synonym_grammar(300, 4)
 print(SCALE, CONFIG)
 
 
-def make_items(delta, seed):
-    """The 300 items' 1 + 8 keyed versions at watermark strength delta."""
-    templates = sample_templates(grammar, N_ITEMS, seed=10 * seed + 1)
-    keys = list(range(1000 * (seed + 1), 1000 * (seed + 1) + N_PRIVATE + 1))
-    return make_versions(templates, grammar, keys, delta=delta, seed=10 * seed + 2)
-
-
-def make_background(seed):
-    """Plain (unwatermarked) background sentences."""
-    bg_templates = sample_templates(grammar, CONFIG["n_background"], seed=10 * seed + 3)
-    return make_versions(bg_templates, grammar, [7], delta=0.0, seed=10 * seed + 4)[0]
-
-
 # %% [markdown]
 # ## The small GPT-2 suspect
 #
@@ -92,9 +79,9 @@ def make_background(seed):
 
 # %%
 lm_p = {}
-background = make_background(0)
+background = make_background(grammar, CONFIG["n_background"], 0)
 for delta, copies in CONFIG["lm_settings"]:
-    versions = make_items(delta, seed=0)
+    versions = make_items(grammar, N_ITEMS, N_PRIVATE, delta, seed=0)
     corpus = np.concatenate([background] + [versions[0]] * copies)
     corpus = corpus[np.random.default_rng(5).permutation(len(corpus))]
     model = build_causal_lm(
@@ -116,9 +103,9 @@ for delta, copies in CONFIG["lm_settings"]:
 deltas, copies_list = [0.0, 1.0, 2.0, 4.0], [1, 2, 4]
 logs = np.zeros((CONFIG["count_seeds"], len(deltas), len(copies_list)))
 for seed in range(CONFIG["count_seeds"]):
-    background = make_background(seed)
+    background = make_background(grammar, CONFIG["n_background"], seed)
     for i, delta in enumerate(deltas):
-        versions = make_items(delta, seed)
+        versions = make_items(grammar, N_ITEMS, N_PRIVATE, delta, seed)
         for j, copies in enumerate(copies_list):
             lm = BigramLM(grammar.vocab_size).fit(
                 np.concatenate([background] + [versions[0]] * copies)

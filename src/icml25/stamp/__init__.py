@@ -1,7 +1,8 @@
 """STAMP (Rastogi, Maini & Pruthi, ICML 2025): proving a dataset was in a model's training data.
 
 * watermark: :func:`make_synonym_grammar`, :func:`sample_templates`, :func:`kgw_green_mask`,
-  :func:`watermarked_rephrase`, :func:`kgw_zscore`, :func:`make_versions`;
+  :func:`watermarked_rephrase`, :func:`kgw_zscore`, :func:`make_versions`, :func:`make_items`,
+  :func:`make_background`;
 * test: :func:`stamp_test`, :class:`BigramLM` (a fast count model for null calibration).
 
 The transformer suspect model is the book's shared one: :mod:`icml25.common.lm`.
@@ -12,6 +13,8 @@ from icml25.stamp.watermark import (
     Grammar,
     kgw_green_mask,
     kgw_zscore,
+    make_background,
+    make_items,
     make_synonym_grammar,
     make_versions,
     sample_templates,
@@ -23,6 +26,8 @@ __all__ = [
     "Grammar",
     "kgw_green_mask",
     "kgw_zscore",
+    "make_background",
+    "make_items",
     "make_synonym_grammar",
     "make_versions",
     "sample_templates",

@@ -126,3 +126,22 @@ def make_versions(
     return np.array(
         [[watermarked_rephrase(t, grammar, k, delta, gamma, rng) for t in templates] for k in keys]
     )
+
+
+def make_items(
+    grammar: Grammar, n_items: int, n_private: int, delta: float, seed: int, gamma: float = 0.25
+) -> np.ndarray:
+    """A benchmark of ``n_items`` templates and its 1 + ``n_private`` keyed versions.
+
+    Version 0 is the public one. Keys are ``1000 (seed + 1) + 0 .. n_private``; templates and
+    rephrasings are seeded from ``seed``. Returns (1 + n_private, n_items, length) ids.
+    """
+    templates = sample_templates(grammar, n_items, seed=10 * seed + 1)
+    keys = list(range(1000 * (seed + 1), 1000 * (seed + 1) + check_int("n_private", n_private) + 1))
+    return make_versions(templates, grammar, keys, delta=delta, gamma=gamma, seed=10 * seed + 2)
+
+
+def make_background(grammar: Grammar, n: int, seed: int) -> np.ndarray:
+    """``n`` plain (unwatermarked) background sentences, seeded from ``seed``: (n, length) ids."""
+    templates = sample_templates(grammar, n, seed=10 * seed + 3)
+    return make_versions(templates, grammar, [7], delta=0.0, seed=10 * seed + 4)[0]
