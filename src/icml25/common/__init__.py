@@ -1,5 +1,7 @@
 """Shared, tested helpers for every chapter: set-up, scale switch, paths, plotting,
-timing, glue, argument checks.
+timing, glue, argument checks; the book's small language model (``lm``), the offline
+pretrained SmolLM2 (``pretrained``) and the shared training loop (``training``), imported on
+their own.
 
 ``icml25.common`` imports no paper module; paper modules import it.
 """

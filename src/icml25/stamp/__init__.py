@@ -5,7 +5,9 @@
   :func:`make_background`;
 * test: :func:`stamp_test`, :class:`BigramLM` (a fast count model for null calibration).
 
-The transformer suspect model is the book's shared one: :mod:`icml25.common.lm`.
+The transformer suspect model is the book's shared one: :mod:`icml25.common.lm`. The real-LLM
+path (an instruction model rephrasing with ``transformers``' watermark) is
+:mod:`icml25.stamp.llm`, imported on its own.
 """
 
 from icml25.stamp.test import BigramLM, stamp_test

@@ -11,6 +11,7 @@ counts green tokens: z = (|s|_G − γT) / sqrt(T γ (1 − γ)).
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -61,6 +62,11 @@ def _green(prev_token: int, key: int, vocab_size: int, gamma: float) -> np.ndarr
     return mask
 
 
+@lru_cache(maxsize=200_000)
+def _green_bytes(prev_token: int, key: int, vocab_size: int, gamma: float) -> bytes:
+    return _green(prev_token, key, vocab_size, gamma).tobytes()
+
+
 def kgw_green_mask(prev_token: int, key: int, vocab_size: int, gamma: float = 0.25) -> np.ndarray:
     """The green list G(prev_token, key): a boolean mask of shape (vocab_size,), ~γ of it True.
 
@@ -86,13 +92,28 @@ def watermarked_rephrase(
         raise TypeError("rng must be a numpy Generator, got None")
     if delta < 0:
         raise ValueError(f"delta must be >= 0, got {delta}")
+    if not 0 < gamma < 1:
+        raise ValueError(f"gamma must be in (0, 1), got {gamma}")
+    # The draw of rng.choice(cands, p=softmax(δ·green)) replayed in plain Python (about 3x
+    # faster, the same numbers): weights 1 (green, or no green candidate) or e^−δ, normalised,
+    # cumulated, normalised again, and one uniform searched in the result, as numpy does.
+    red = float(np.exp(np.array([-float(delta)]))[0])
     out: list[int] = []
     prev = 0
-    for group in np.asarray(template):
-        cands = grammar.synonyms(int(group))
-        logits = delta * kgw_green_mask(prev, key, grammar.vocab_size, gamma)[cands]
-        p = np.exp(logits - logits.max())
-        word = int(rng.choice(cands, p=p / p.sum()))
+    vocab, key, gamma, n_syn = grammar.vocab_size, int(key), float(gamma), grammar.n_syn
+    for group in np.asarray(template).tolist():
+        first = 1 + int(group) * n_syn
+        green = _green_bytes(prev, key, vocab, gamma)[first : first + n_syn]
+        weights = [1.0 if g or not any(green) else red for g in green]
+        total = 0.0
+        for w in weights:
+            total += w
+        cdf, acc = [], 0.0
+        for w in weights:
+            acc += w / total
+            cdf.append(acc)
+        cdf = [c / acc for c in cdf]
+        word = first + bisect.bisect_right(cdf, rng.random())
         out.append(word)
         prev = word
     return out

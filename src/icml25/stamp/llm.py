@@ -1,0 +1,188 @@
+"""STAMP with a real LLM: an instruction model rephrases real sentences under keyed KGW watermarks.
+
+This is the paper's own pipeline at a small size. The watermark is not re-derived here:
+``transformers``' ``WatermarkingConfig`` (green-list share γ = ``gamma``, bias δ = ``delta``,
+``seeding_scheme="lefthash"``, context width 1, ``hashing_key`` = the version's key κ) adds δ to
+the logits of the green list G(w_{t−1}, κ) inside ``generate``, and ``WatermarkDetector`` counts
+green tokens for the z-score. This module adds the rephrasing prompt (the official one, shortened),
+batching, trimming at the end-of-turn token, and one table of K+1 versions per item.
+
+Shapes: ``texts`` is a list of n sentences; :func:`llm_versions` returns an (n, K+1) array of
+strings, column 0 public, columns 1..K private; :func:`llm_zscores` returns (n,).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from icml25.common.checks import check_int, check_positive
+
+REPHRASE_PROMPT = (
+    "Rephrase the following sentence. Keep all details and the meaning, and reply with the "
+    "rephrased sentence only.\n\nSentence: {text}"
+)
+
+
+def _check_key(key) -> int:
+    if isinstance(key, bool) or not isinstance(key, (int, np.integer)):
+        raise TypeError(f"key must be an int, got {type(key).__name__}")
+    if key < 1:
+        raise ValueError(f"key must be >= 1, got {key}")
+    return int(key)
+
+
+def watermarking_config(key: int, delta: float = 1.0, gamma: float = 0.25):
+    """``transformers.WatermarkingConfig`` of one version: KGW with ``lefthash`` seeding.
+
+    Args:
+        key: κ, the version's secret key (``hashing_key``), an int >= 1.
+        delta: δ >= 0, the logit bias of green tokens (the paper's 1.0).
+        gamma: γ in (0, 1), the green share of the vocabulary (the paper's 0.25).
+    """
+    from transformers import WatermarkingConfig
+
+    if not 0.0 < float(gamma) < 1.0:
+        raise ValueError(f"gamma must be in (0, 1), got {gamma}")
+    if not float(delta) >= 0.0:
+        raise ValueError(f"delta must be >= 0, got {delta}")
+    return WatermarkingConfig(
+        greenlist_ratio=float(gamma),
+        bias=float(delta),
+        hashing_key=_check_key(key),
+        seeding_scheme="lefthash",
+        context_width=1,
+    )
+
+
+def _check_texts(texts) -> list[str]:
+    if isinstance(texts, str) or not isinstance(texts, (list, tuple, np.ndarray)):
+        raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
+    texts = [t for t in texts]
+    if not texts or not all(isinstance(t, str) and t.strip() for t in texts):
+        raise ValueError("texts must be a non-empty list of non-empty strings")
+    return texts
+
+
+def llm_rephrase(
+    model,
+    tokenizer,
+    texts,
+    key: int,
+    delta: float = 1.0,
+    gamma: float = 0.25,
+    temperature: float = 0.7,
+    max_new_tokens: int = 64,
+    batch_size: int = 16,
+    seed: int = 0,
+) -> list[str]:
+    """Rephrase every text with ``model`` under the KGW watermark of ``key`` (δ = 0: plain).
+
+    Sampling (``do_sample=True`` at ``temperature``) draws from torch's global generator, which
+    is seeded with ``seed`` + the batch's start index before each batch (``generate`` takes no
+    generator). Each answer is cut at the first end-of-sequence token and stripped.
+
+    Returns:
+        n rephrased strings, in the order of ``texts``.
+    """
+    texts = _check_texts(texts)
+    max_new_tokens = check_int("max_new_tokens", max_new_tokens)
+    batch_size = check_int("batch_size", batch_size)
+    temperature = check_positive("temperature", temperature)
+    config = watermarking_config(key, delta, gamma) if delta > 0 else None
+    device = next(model.parameters()).device
+    eos = tokenizer.eos_token_id
+    side = tokenizer.padding_side
+    tokenizer.padding_side = "left"  # generation continues every prompt from its last token
+    out: list[str] = []
+    try:
+        for start in range(0, len(texts), batch_size):
+            chats = [
+                [{"role": "user", "content": REPHRASE_PROMPT.format(text=t)}]
+                for t in texts[start : start + batch_size]
+            ]
+            enc = tokenizer.apply_chat_template(
+                chats,
+                add_generation_prompt=True,
+                padding=True,
+                return_dict=True,
+                return_tensors="pt",
+            ).to(device)
+            torch.manual_seed(int(seed) + start)
+            with torch.no_grad():
+                gen = model.generate(
+                    **enc,
+                    do_sample=True,
+                    temperature=temperature,
+                    top_k=0,
+                    top_p=1.0,
+                    max_new_tokens=max_new_tokens,
+                    min_new_tokens=min(8, max_new_tokens),
+                    watermarking_config=config,
+                    pad_token_id=tokenizer.pad_token_id
+                    if tokenizer.pad_token_id is not None
+                    else eos,
+                )
+            for row in gen[:, enc["input_ids"].shape[1] :].tolist():
+                if eos in row:
+                    row = row[: row.index(eos)]
+                out.append(tokenizer.decode(row, skip_special_tokens=True).strip())
+    finally:
+        tokenizer.padding_side = side
+    return out
+
+
+def llm_versions(
+    model,
+    tokenizer,
+    texts,
+    keys,
+    delta: float = 1.0,
+    gamma: float = 0.25,
+    progress: bool = True,
+    **kwargs,
+) -> np.ndarray:
+    """(n, K+1) table of rephrasings: column j is every text rephrased under ``keys[j]``.
+
+    ``keys[0]`` is the public key, the rest private; ``kwargs`` go to :func:`llm_rephrase`
+    (its ``seed`` is offset per key so that versions differ even at δ = 0).
+    """
+    keys = [_check_key(k) for k in keys]
+    if len(keys) < 2 or len(set(keys)) != len(keys):
+        raise ValueError(f"keys must hold at least 2 distinct keys, got {keys}")
+    seed = int(kwargs.pop("seed", 0))
+    columns = keys
+    if progress:
+        from tqdm import tqdm
+
+        columns = tqdm(keys, desc="versions")
+    table = [
+        llm_rephrase(model, tokenizer, texts, k, delta, gamma, seed=seed + 10_007 * j, **kwargs)
+        for j, k in enumerate(columns)
+    ]
+    return np.array(table, dtype=object).T
+
+
+def llm_zscores(model_config, tokenizer, texts, key: int, gamma: float = 0.25) -> np.ndarray:
+    """KGW z-score of each text under ``key`` with ``transformers``' ``WatermarkDetector``.
+
+    The text is re-tokenised (what a verifier holding only the text would do);
+    z = (|s|_G − γT)/√(Tγ(1−γ)) over its T scored tokens. Texts of fewer than 2 tokens give NaN.
+
+    Returns:
+        (n,) z-scores.
+    """
+    from transformers import WatermarkDetector
+
+    texts = _check_texts(texts)
+    detector = WatermarkDetector(
+        model_config=model_config,
+        device="cpu",
+        watermarking_config=watermarking_config(key, 1.0, gamma),
+    )
+    z = np.full(len(texts), np.nan)
+    for i, text in enumerate(texts):
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+        if len(ids) >= 2:
+            z[i] = float(detector(torch.tensor([ids]), return_dict=True).z_score[0])
+    return z
