@@ -51,6 +51,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
+
+# captum imports tqdm.auto, which warns about ipywidgets in Jupyter; its saliency warns on inputs
+warnings.filterwarnings("ignore", message="IProgress not found")
+warnings.filterwarnings("ignore", message="Input Tensor 0 did not already require gradients")
 from captum.attr import IntegratedGradients, NoiseTunnel, Saliency
 
 from icml25.common import glue, plotting, setup
@@ -64,7 +68,6 @@ from icml25.wam import (
     wam,
 )
 
-warnings.filterwarnings("ignore", message="Input Tensor 0 did not already require gradients")
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
 CONFIG = {
