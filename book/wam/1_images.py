@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-# captum imports tqdm.auto, which warns about ipywidgets in Jupyter; its saliency warns on inputs
+# captum loads tqdm's widget front end, which warns without ipywidgets; its saliency warns on inputs
 warnings.filterwarnings("ignore", message="IProgress not found")
 warnings.filterwarnings("ignore", message="Input Tensor 0 did not already require gradients")
 from captum.attr import IntegratedGradients, NoiseTunnel, Saliency
