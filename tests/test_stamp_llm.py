@@ -4,7 +4,13 @@
 import numpy as np
 import pytest
 
-from icml25.stamp.llm import llm_rephrase, llm_versions, llm_zscores, watermarking_config
+from icml25.stamp.llm import (
+    llm_rephrase,
+    llm_versions,
+    llm_zscores,
+    meaning_scores,
+    watermarking_config,
+)
 
 ITEMS = ["w3 w4 w5", "w10 w11 w12 w13", "w40 w41"]
 
@@ -75,3 +81,42 @@ def test_bad_inputs_raise(tiny_chat_lm):
         llm_rephrase(model, tok, ITEMS, key=1, temperature=0)
     z = llm_zscores(model.config, tok, ["w1", "w1 w2 w3"], key=1)
     assert np.isnan(z[0]) and np.isfinite(z[1])
+
+
+class BagOfWords:
+    """A stand-in sentence encoder: normalised word counts over the words it has seen."""
+
+    def __init__(self, words):
+        self.index = {w: i for i, w in enumerate(sorted(set(words)))}
+
+    def encode(self, texts, normalize_embeddings=True):
+        out = np.zeros((len(texts), len(self.index)))
+        for row, text in zip(out, texts, strict=True):
+            for w in text.split():
+                row[self.index[w]] += 1
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def test_meaning_scores_against_a_direct_computation():
+    originals = ["a b c", "d e f", "a e g"]
+    versions = np.array([["a b c", "c b x"], ["d e", "f y"], ["g e a", "z"]], dtype=object)
+    enc = BagOfWords("a b c d e f g x y z".split())
+    own, other = meaning_scores(enc, originals, versions)
+    assert own.shape == other.shape == (3, 2)
+    np.testing.assert_allclose(own[:, 0], [1.0, np.sqrt(2 / 3), 1.0])
+    cos = lambda u, v: float(enc.encode([u])[0] @ enc.encode([v])[0])  # noqa: E731
+    for i in range(3):
+        for j in range(2):
+            assert own[i, j] == pytest.approx(cos(originals[i], versions[i, j]))
+            expect = np.mean([cos(originals[k], versions[i, j]) for k in range(3) if k != i])
+            assert other[i, j] == pytest.approx(expect)
+
+
+def test_meaning_scores_reject_bad_shapes():
+    enc = BagOfWords(["a", "b"])
+    with pytest.raises(ValueError, match="versions"):
+        meaning_scores(enc, ["a", "b"], np.array(["a", "b"], dtype=object))
+    with pytest.raises(ValueError, match="versions"):
+        meaning_scores(enc, ["a", "b"], np.array([["a"], ["b"], ["a"]], dtype=object))
+    with pytest.raises(ValueError, match="2 originals"):
+        meaning_scores(enc, ["a"], np.array([["a"]], dtype=object))

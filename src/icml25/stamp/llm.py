@@ -8,7 +8,8 @@ green tokens for the z-score. This module adds the rephrasing prompt (the offici
 batching, trimming at the end-of-turn token, and one table of K+1 versions per item.
 
 Shapes: ``texts`` is a list of n sentences; :func:`llm_versions` returns an (n, K+1) array of
-strings, column 0 public, columns 1..K private; :func:`llm_zscores` returns (n,).
+strings, column 0 public, columns 1..K private; :func:`llm_zscores` returns (n,);
+:func:`meaning_scores` returns two (n, V) arrays of cosine similarities.
 """
 
 from __future__ import annotations
@@ -186,3 +187,33 @@ def llm_zscores(model_config, tokenizer, texts, key: int, gamma: float = 0.25) -
         if len(ids) >= 2:
             z[i] = float(detector(torch.tensor([ids]), return_dict=True).z_score[0])
     return z
+
+
+def meaning_scores(encoder, originals, versions) -> tuple[np.ndarray, np.ndarray]:
+    """How close each rephrasing stays to its original, against the other originals.
+
+    Args:
+        encoder: a sentence encoder with ``encode(list[str], normalize_embeddings=True)`` returning
+            unit vectors (T, d), such as :func:`icml25.common.pretrained.load_minilm`.
+        originals: n original sentences.
+        versions: (n, V) rephrasings, row i rephrasing ``originals[i]``.
+
+    Returns:
+        ``(own, other)``, both (n, V): ``own[i, j]`` = cos(e(original_i), e(version_ij)) and
+        ``other[i, j]`` = the mean over k ≠ i of cos(e(original_k), e(version_ij)), the level of
+        an unrelated sentence from the same abstracts.
+    """
+    originals = _check_texts(originals)
+    table = np.asarray(versions, dtype=object)
+    if table.ndim != 2 or table.shape[0] != len(originals):
+        raise ValueError(f"versions must have shape ({len(originals)}, V), got {table.shape}")
+    if len(originals) < 2:
+        raise ValueError("meaning_scores needs at least 2 originals (the baseline uses the others)")
+    base = np.asarray(encoder.encode(originals, normalize_embeddings=True))  # (n, d)
+    n, n_versions = table.shape
+    flat = _check_texts(list(table.ravel()))
+    emb = np.asarray(encoder.encode(flat, normalize_embeddings=True)).reshape(n, n_versions, -1)
+    cos = np.einsum("ivd,kd->ivk", emb, base)  # cos[i, j, k]: version ij against original k
+    own = cos[np.arange(n), :, np.arange(n)]  # (n, V)
+    other = (cos.sum(axis=2) - own) / (n - 1)
+    return own, other
