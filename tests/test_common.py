@@ -180,3 +180,20 @@ def test_small_cnn_trains_on_a_separable_problem():
         SmallCNN(ndim=4)
     with pytest.raises(ValueError, match="size"):
         SmallCNN(size=18)
+
+
+def test_check_texts():
+    from icml25.common.checks import check_texts
+
+    assert check_texts("texts", ("a", "b c")) == ["a", "b c"]
+    assert check_texts("texts", np.array(["x"], dtype=object)) == ["x"]
+    with pytest.raises(TypeError, match="texts must be a list"):
+        check_texts("texts", "a b")
+    with pytest.raises(TypeError, match="docs must be a list"):
+        check_texts("docs", 3)
+    with pytest.raises(ValueError, match="texts must be a non-empty"):
+        check_texts("texts", [])
+    with pytest.raises(ValueError, match="non-empty strings"):
+        check_texts("texts", ["a", " "])
+    with pytest.raises(ValueError, match="non-empty strings"):
+        check_texts("texts", ["a", 1])

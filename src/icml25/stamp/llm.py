@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from icml25.common.checks import check_int, check_positive
+from icml25.common.checks import check_int, check_positive, check_texts
 
 REPHRASE_PROMPT = (
     "Rephrase the following sentence. Keep all details and the meaning, and reply with the "
@@ -56,15 +56,6 @@ def watermarking_config(key: int, delta: float = 1.0, gamma: float = 0.25):
     )
 
 
-def _check_texts(texts) -> list[str]:
-    if isinstance(texts, str) or not isinstance(texts, (list, tuple, np.ndarray)):
-        raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
-    texts = [t for t in texts]
-    if not texts or not all(isinstance(t, str) and t.strip() for t in texts):
-        raise ValueError("texts must be a non-empty list of non-empty strings")
-    return texts
-
-
 def llm_rephrase(
     model,
     tokenizer,
@@ -86,7 +77,7 @@ def llm_rephrase(
     Returns:
         n rephrased strings, in the order of ``texts``.
     """
-    texts = _check_texts(texts)
+    texts = check_texts("texts", texts)
     max_new_tokens = check_int("max_new_tokens", max_new_tokens)
     batch_size = check_int("batch_size", batch_size)
     temperature = check_positive("temperature", temperature)
@@ -175,7 +166,7 @@ def llm_zscores(model_config, tokenizer, texts, key: int, gamma: float = 0.25) -
     """
     from transformers import WatermarkDetector
 
-    texts = _check_texts(texts)
+    texts = check_texts("texts", texts)
     detector = WatermarkDetector(
         model_config=model_config,
         device="cpu",
@@ -203,7 +194,7 @@ def meaning_scores(encoder, originals, versions) -> tuple[np.ndarray, np.ndarray
         ``other[i, j]`` = the mean over k ≠ i of cos(e(original_k), e(version_ij)), the level of
         an unrelated sentence from the same abstracts.
     """
-    originals = _check_texts(originals)
+    originals = check_texts("originals", originals)
     table = np.asarray(versions, dtype=object)
     if table.ndim != 2 or table.shape[0] != len(originals):
         raise ValueError(f"versions must have shape ({len(originals)}, V), got {table.shape}")
@@ -211,7 +202,7 @@ def meaning_scores(encoder, originals, versions) -> tuple[np.ndarray, np.ndarray
         raise ValueError("meaning_scores needs at least 2 originals (the baseline uses the others)")
     base = np.asarray(encoder.encode(originals, normalize_embeddings=True))  # (n, d)
     n, n_versions = table.shape
-    flat = _check_texts(list(table.ravel()))
+    flat = check_texts("versions", list(table.ravel()))
     emb = np.asarray(encoder.encode(flat, normalize_embeddings=True)).reshape(n, n_versions, -1)
     cos = np.einsum("ivd,kd->ivk", emb, base)  # cos[i, j, k]: version ij against original k
     own = cos[np.arange(n), :, np.arange(n)]  # (n, V)
