@@ -16,9 +16,14 @@ from pathlib import Path
 from icml25.common.paths import book_dir
 
 
-def notebook_sources(chapters: list[str] | None = None) -> list[Path]:
-    """Return the jupytext ``.py`` sources under ``book/`` (all, or of the named chapters)."""
-    root = book_dir()
+def notebook_sources(chapters: list[str] | None = None, root: Path | None = None) -> list[Path]:
+    """Return the jupytext ``.py`` sources under ``root`` (default ``book/``): all of them, or
+    those of the named chapters.
+
+    Raises:
+        ValueError: if a named chapter is not a folder under ``root``.
+    """
+    root = book_dir() if root is None else Path(root)
     if chapters:
         folders = []
         for name in chapters:
@@ -38,8 +43,13 @@ def notebook_sources(chapters: list[str] | None = None) -> list[Path]:
     return found
 
 
-def execute(source: Path, timeout: int = 900) -> float:
-    """Pair ``source`` (.py) to its .ipynb, execute it in place and return the wall time (s)."""
+def execute(source: Path, timeout: int = 900, out: Path | None = None) -> float:
+    """Pair ``source`` (.py) to its .ipynb, execute it and return the wall time (s).
+
+    The executed notebook is written next to ``source`` (in place) or to ``out``. If a cell
+    fails, the notebook is still written, with its outputs up to the error, and nbclient's
+    ``CellExecutionError`` is raised.
+    """
     import jupytext
     import nbformat
     from nbclient import NotebookClient
@@ -55,12 +65,16 @@ def execute(source: Path, timeout: int = 900) -> float:
         kernel_name="python3",
         resources={"metadata": {"path": str(source.parent)}},
     )
-    client.execute()
-    elapsed = time.perf_counter() - start
-    # Drop per-run noise from the metadata so that re-executions diff cleanly.
-    for cell in nb.cells:
-        cell.metadata.pop("execution", None)
-    nbformat.write(nb, source.with_suffix(".ipynb"))
+    try:
+        client.execute()
+    finally:
+        elapsed = time.perf_counter() - start
+        # Drop per-run noise from the metadata so that re-executions diff cleanly.
+        for cell in nb.cells:
+            cell.metadata.pop("execution", None)
+        target = source.with_suffix(".ipynb") if out is None else Path(out)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, target)
     return elapsed
 
 
