@@ -1,5 +1,5 @@
 # ICML 2025 in Miniature. Every target bootstraps the virtual environment it needs (.venv).
-#   make book      build the HTML book into _build/html from the committed notebooks
+#   make book      write the generated claim tables, build the HTML book into _build/html
 #   make test      unit tests, notebook hygiene, nbval over book/, ruff (one pytest run)
 #   make execute   re-run notebooks in place and print each one's wall time
 #                  (all, or one chapter: make execute CHAPTER=sparse-pca)
@@ -30,7 +30,10 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
+# The scorecard (book/intro.md) and each opener's "Paper vs. this book" table are generated
+# from the claim records in the committed notebooks before the build.
 book: setup
+	$(BIN)/python -m icml25.common.scorecard
 	rm -rf _build/html
 	$(RUNENV) $(BIN)/jupyter-book build . -W -n --keep-going
 

@@ -57,6 +57,7 @@ import pandas as pd
 import torch
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater, less
 from icml25.concept_erasure import (
     digits_data,
     erase_concept,
@@ -283,20 +284,56 @@ t_step = table[table.method == "stepwise"].set_index("beta")
 mid = t_mask.loc[CONFIG["beta"]]
 drop_target = original["target_rate"] - mid.target_rate
 drop_other = original["preservation"] - mid.preservation
-assert drop_target >= 0.3, drop_target
-assert drop_other <= 0.10, drop_other
 assert mid.sparsity <= 0.10, mid.sparsity
-assert (t_step.target_rate - t_mask.target_rate >= 0.1).all(), (
-    t_step.target_rate - t_mask.target_rate
-)
 assert rep_rnd["target_rate"] - mid.target_rate >= 0.2, rep_rnd["target_rate"]
 runtime_s = time.perf_counter() - t_start
-print(
-    f"VERDICT partly reproduced: masking {100 * mid.sparsity:.1f} % of the neurons lowers the "
-    f"class-3 rate {original['target_rate']:.2f} -> {mid.target_rate:.2f} (others "
-    f"{original['preservation']:.3f} -> {mid.preservation:.3f}); step-wise reaches only "
-    f"{t_step.loc[CONFIG['beta']].target_rate:.2f}; fine-tuning reaches "
-    f"{rep_ft['target_rate']:.2f}."
+claim(
+    "concept-erasure/2_erasure/mask_erases_target",
+    f"Masking {100 * mid.sparsity:.1f} % of the neurons, trained end to end, lowers the rate of "
+    "the erased class by at least 0.3; a random mask of the same size does not",
+    paper="concepts erased in FLUX by masking a small share of neurons",
+    value=drop_target,
+    check=greater(0.3),
+    control=("random mask, same size", original["target_rate"] - rep_rnd["target_rate"]),
+    verdict="illustrated",
+    caveat=f"the erasure is clear but incomplete: {mid.target_rate:.2f} of the 3s remain",
+    numbers={"class-3 rate before": original["target_rate"], "after": mid.target_rate},
+    fmt=".2f",
+)
+claim(
+    "concept-erasure/2_erasure/others_kept",
+    "The other classes' rates drop by at most 0.10 under the mask",
+    paper="image quality (FID, CLIP score) kept",
+    value=drop_other,
+    check=less(0.10),
+    verdict="illustrated",
+    numbers={"other classes before": original["preservation"], "after": mid.preservation},
+    fmt=".3f",
+)
+claim(
+    "concept-erasure/2_erasure/end_to_end_beats_stepwise",
+    "At every sparsity weight beta, the end-to-end mask erases more (by at least 0.1) than a "
+    "mask trained with a per-step loss",
+    paper="the tractable end-to-end loss is needed (backpropagation through all steps)",
+    value=(t_step.target_rate - t_mask.target_rate).to_numpy(),
+    check=greater(0.1),
+    verdict="illustrated",
+    caveat="the step-wise mask leaves the class-3 rate near its original value, so this may "
+    "show an under-powered baseline rather than a better method",
+    over="values of beta",
+    fmt=".2f",
+)
+claim(
+    "concept-erasure/2_erasure/mask_beats_finetuning",
+    "Masking erases at least as much as fine-tuning the weights with the same loss",
+    paper="masks are the better, more robust edit than fine-tuning",
+    value=mid.target_rate,
+    check=less(rep_ft["target_rate"], label="fine-tuning's class-3 rate"),
+    verdict="not reproduced",
+    caveat=f"fine-tuning erases more here ({rep_ft['target_rate']:.2f} of the 3s remain vs "
+    f"{mid.target_rate:.2f}) and keeps the others ({rep_ft['preservation']:.3f}); at this "
+    "size the full weights are an easy edit",
+    fmt=".2f",
 )
 glue("orig_target", original["target_rate"])
 glue("orig_other", original["preservation"])

@@ -48,6 +48,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, less
 from icml25.concept_erasure import (
     digits_data,
     embedding_attack,
@@ -161,11 +162,19 @@ for name in erasers:
     assert mean[name].loc[last] > 0.8, (name, mean[name].loc[last])
 assert mean["mask (end to end)"].loc[last] >= mean["fine-tuning"].loc[last] - 0.05
 runtime_s = time.perf_counter() - t_start
-print(
-    f"VERDICT not reproduced: after {last} attack steps the 3-rate is back to "
-    f"{mean['mask (end to end)'].loc[last]:.2f} (mask) and {mean['fine-tuning'].loc[last]:.2f} "
-    f"(fine-tuning), from {mean['mask (end to end)'].loc[first]:.2f} and "
-    f"{mean['fine-tuning'].loc[first]:.2f} before the attack."
+claim(
+    "concept-erasure/3_robustness/stays_erased_under_attack",
+    f"After an embedding attack of {last} steps the masked generator still draws the erased "
+    "class rarely (rate below 0.6)",
+    paper="erased concepts stay erased under adversarial prompt sets",
+    value=mean["mask (end to end)"].loc[last],
+    check=less(0.6),
+    verdict="not reproduced",
+    caveat=f"the attack brings the 3s back: mask {mean['mask (end to end)'].loc[first]:.2f} -> "
+    f"{mean['mask (end to end)'].loc[last]:.2f}, fine-tuning {mean['fine-tuning'].loc[first]:.2f}"
+    f" -> {mean['fine-tuning'].loc[last]:.2f}; our attack optimises a free embedding, far "
+    "stronger than a text prompt",
+    fmt=".2f",
 )
 glue("attack_steps_max", last)
 glue("mask_before", float(mean["mask (end to end)"].loc[first]))

@@ -54,6 +54,7 @@ import numpy as np
 import seaborn as sns
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater, less
 from icml25.sparse_pca import sample_complexity_grid, success_table, transition_table
 
 t_start = time.perf_counter()
@@ -293,16 +294,19 @@ cc = c50.set_index(["method", "k", "p"]).c50
 thr, dt, ct = cc["Thresholding"], cc["Diagonal thresholding"], cc["Covariance thresholding"]
 at8 = table[table.c == 8].set_index(["method", "k", "p"]).success
 spread_thr = float(thr.max() / thr.min())
-assert np.isfinite(thr).all() and spread_thr < 2, f"thresholding c50 spread {spread_thr:.2f}"
+assert np.isfinite(thr).all(), thr
+dt_finite = dt[np.isfinite(dt)]
+spread_dt = float(dt_finite.max() / dt_finite.min())
 assert (at8["Thresholding"] >= 0.9).all(), at8["Thresholding"]
 assert (at8["Diagonal thresholding"] <= 0.1).all(), at8["Diagonal thresholding"]
-dt_growth = []
+dt_growth, thr_growth = [], []
 for p in CONFIG["ps"]:
     for k_lo, k_hi in zip(CONFIG["ks"][:-1], CONFIG["ks"][1:], strict=True):
-        growth = dt[(k_hi, p)] / dt[(k_lo, p)]
         if np.isfinite(dt[(k_lo, p)]):
-            dt_growth.append(growth)
-            assert growth >= 1.5, f"DT c50 grew only {growth:.2f}x from k={k_lo} to {k_hi}, p={p}"
+            # inf (not reached on the grid): the growth is at least max(c) / c50 at k_lo
+            hi = dt[(k_hi, p)] if np.isfinite(dt[(k_hi, p)]) else max(CONFIG["cs"])
+            dt_growth.append(hi / dt[(k_lo, p)])
+            thr_growth.append(thr[(k_hi, p)] / thr[(k_lo, p)])
 ct_ratio = float((ct / thr).max())
 assert ct_ratio < 1.5, f"covariance thresholding needed {ct_ratio:.2f}x thresholding's c50"
 
@@ -322,11 +326,45 @@ thr_c50 = float(thr.median())
 dt_c50_small_k = float(dt[(CONFIG["ks"][0], CONFIG["ps"][-1])])
 dt_c50_mid_k = float(dt[(CONFIG["ks"][1], CONFIG["ps"][-1])])
 dt_c50_big_k = float(dt[(CONFIG["ks"][-1], CONFIG["ps"][-1])])
-print(
-    f"VERDICT reproduced: thresholding c50 = {thr_c50:.1f} k log p for all (k, p) "
-    f"(spread {spread_thr:.2f}x); diagonal thresholding c50 = {dt_c50_small_k:.1f} and "
-    f"{dt_c50_mid_k:.1f} for k = {CONFIG['ks'][0]}, {CONFIG['ks'][1]}; two-stage/thresholding "
-    f"error ratio {mean_err_ratio:.2f}; flat spike shifts thresholding's c50 {flat_shift:.1f}x."
+claim(
+    "sparse-pca/2_sample_complexity/thr_c50_flat_in_klogp",
+    "Thresholding's 50 % success point sits at the same n / (k log p) for every k and p "
+    "(spread of c50 below 2x); diagonal thresholding's does not",
+    paper="n = Omega(k log p) if lambda = Omega(1/||v||_inf) (theorem)",
+    value=spread_thr,
+    check=less(2.0),
+    control=("diagonal thresholding (finite c50 only)", spread_dt),
+    verdict="reproduced",
+    seeds=CONFIG["trials"],
+    numbers={"thresholding c50 (median, k log p units)": thr_c50},
+    fmt=".2f",
+)
+claim(
+    "sparse-pca/2_sample_complexity/dt_c50_grows_with_k",
+    "Diagonal thresholding's c50 (in k log p units) grows at least 1.5x at each step of k "
+    "(a lower bound where c50 lies beyond the grid), "
+    "as n of order k^2 log p predicts; thresholding's does not",
+    paper="existing methods need n of order k^2 log p (theory)",
+    value=dt_growth,
+    check=greater(1.5),
+    control=("thresholding", thr_growth),
+    verdict="reproduced",
+    over="(k, p) steps",
+    seeds=CONFIG["trials"],
+    numbers={f"DT c50 at k = {k}": dt[(k, CONFIG["ps"][-1])] for k in CONFIG["ks"][:2]},
+    fmt=".2f",
+)
+claim(
+    "sparse-pca/2_sample_complexity/two_stage_error_ratio",
+    "Past the transition, the two-stage estimator's error is below thresholding's at every (k, p)",
+    paper="minimax rate sqrt(k log p / n) for the two-stage estimator",
+    value=err_ratio.to_numpy(),
+    check=less(1.0),
+    verdict="illustrated",
+    over="(k, p) settings",
+    seeds=CONFIG["trials"],
+    numbers={"covariance thresholding / thresholding c50 (max)": ct_ratio},
+    fmt=".2f",
 )
 glue("thr_c50", thr_c50, display=False)
 glue("spread_thr", spread_thr, display=False)

@@ -52,6 +52,7 @@ import time
 import matplotlib.pyplot as plt
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater
 from icml25.sparse_pca import timing_sweep
 
 t_start = time.perf_counter()
@@ -137,16 +138,29 @@ sec, err = big.seconds, big.sin_theta
 ratio_ct_thr = float(sec["Covariance thresholding"] / sec["Thresholding"])
 ratio_sk_thr = float(sec["SparsePCA (scikit-learn)"] / sec["Thresholding"])
 ratio_ct_two = float(sec["Covariance thresholding"] / sec["Two-stage"])
-assert ratio_ct_thr >= 10, f"covariance thresholding only {ratio_ct_thr:.1f}x slower"
-assert ratio_sk_thr >= 10, f"SparsePCA only {ratio_sk_thr:.1f}x slower"
-assert ratio_ct_two >= 3, f"two-stage only {ratio_ct_two:.1f}x faster than covariance thr."
 assert err["Two-stage"] <= 1.01 * err["Covariance thresholding"], err
 runtime_s = time.perf_counter() - t_start
-print(
-    f"VERDICT reproduced: at p = {max(CONFIG['ps'])} thresholding is {ratio_ct_thr:.0f}x faster "
-    f"than covariance thresholding and {ratio_sk_thr:.0f}x faster than SparsePCA; two-stage is "
-    f"{ratio_ct_two:.0f}x faster than covariance thresholding at the same error "
-    f"({err['Two-stage']:.3f} vs {err['Covariance thresholding']:.3f})."
+claim(
+    "sparse-pca/3_speed/thr_faster",
+    f"At p = {max(CONFIG['ps'])}, thresholding is at least 10x faster than covariance "
+    "thresholding and than scikit-learn's SparsePCA (time ratios measured side by side)",
+    paper='"superior computational efficiency"',
+    value=[ratio_ct_thr, ratio_sk_thr],
+    check=greater(10.0),
+    verdict="illustrated",
+    over="competitors",
+    numbers={"covariance thresholding": ratio_ct_thr, "SparsePCA": ratio_sk_thr},
+    fmt=".0f",
+)
+claim(
+    "sparse-pca/3_speed/two_stage_faster_same_error",
+    "The two-stage estimator is at least 3x faster than covariance thresholding at the same error",
+    paper='"superior computational efficiency"',
+    value=ratio_ct_two,
+    check=greater(3.0),
+    verdict="illustrated",
+    numbers={"two-stage error": err["Two-stage"], "CT error": err["Covariance thresholding"]},
+    fmt=".1f",
 )
 glue("p_max", max(CONFIG["ps"]), display=False)
 glue("ratio_ct_thr", ratio_ct_thr, display=False)

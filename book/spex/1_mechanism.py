@@ -48,6 +48,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from icml25.common import glue, plotting, setup, time_call
+from icml25.common.claims import claim, greater, less
 from icml25.spex import (
     design_delays,
     faithfulness_r2,
@@ -305,14 +306,44 @@ assert all(v > 0.999 for v in r2.values()), r2
 assert all(e < 1e-8 for e in errs.values()), errs
 assert res["identity"].n_queries == 3 * 2**6 * 129
 assert res["bch"].n_queries == counts[128]["bch"]
-assert all(counts[x]["bch"] < counts[x]["identity"] for x in CONFIG["ns"] if x >= 64)
-assert success[CONFIG["bs"][0]] == 0.0 and success[6] == 1.0, success
-assert same_top and ref_gap < 1e-3, (same_top, ref_gap)
+assert same_top, "shapiq's SPEX finds other top interactions"
+assert success[CONFIG["bs"][0]] == 0.0, success
 runtime_s = time.perf_counter() - t_start
-print(
-    f"VERDICT reproduced: exact recovery (R2 {min(r2.values()):.6f}); at n=128 "
-    f"{res['bch'].n_queries} BCH vs {res['identity'].n_queries} identity queries; at n=1024 "
-    f"{counts[1024]['bch']} vs {counts[1024]['identity']}."
+claim(
+    "spex/1_mechanism/exact_recovery",
+    "With enough subsampling bits (b = 6) SPEX recovers a planted sparse spectrum exactly in every "
+    f"trial; with b = {CONFIG['bs'][0]} (too few queries) it does not",
+    paper="exact recovery of sparse low-degree spectra (by design, noiseless case)",
+    value=success[6],
+    check=greater(0.99),
+    control=(f"b = {CONFIG['bs'][0]}", success[CONFIG["bs"][0]]),
+    verdict="illustrated",
+    seeds=CONFIG["trials"],
+    numbers={"R2 of the planted function (min)": min(r2.values())},
+    fmt=".2f",
+)
+big = [x for x in CONFIG["ns"] if x >= 64]
+claim(
+    "spex/1_mechanism/bch_fewer_queries",
+    "BCH delays need fewer queries than unit-vector delays for every n >= 64 (ratio < 1)",
+    paper="query cost about C 2^b t log n with BCH delays",
+    value=[counts[x]["bch"] / counts[x]["identity"] for x in big],
+    check=less(1.0),
+    verdict="illustrated",
+    over="values of n",
+    numbers={"BCH at n = 1024": counts[1024]["bch"], "identity": counts[1024]["identity"]},
+    fmt=".3f",
+)
+claim(
+    "spex/1_mechanism/matches_shapiq",
+    "Our SPEX finds the same ten strongest Faith-Banzhaf interactions as the authors' SPEX in "
+    "shapiq, with coefficients that agree to 1e-3",
+    paper="the authors' code (shapiq, spectralexplain)",
+    value=ref_gap,
+    check=less(1e-3),
+    verdict="illustrated",
+    numbers={"shapiq time / ours": speed_ratio},
+    fmt=".2g",
 )
 glue("bch_128", res["bch"].n_queries)
 glue("identity_128", res["identity"].n_queries)

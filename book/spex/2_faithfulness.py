@@ -49,6 +49,7 @@ import numpy as np
 import torch
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater
 from icml25.spex import (
     faithfulness_r2,
     fourier_to_mobius,
@@ -198,20 +199,26 @@ n_max = CONFIG["ns"][-1]
 spex_max = np.array(r2["SPEX"][n_max])
 best_marginal = np.max([r2[m][n_max] for m in METHODS[1:]], axis=0)
 neg = np.array(negated[n_max])
-assert neg.any(), negated
-assert np.all(spex_max[neg] - best_marginal[neg] > 0.05), (spex_max, best_marginal, neg)
+assert neg.any() and (~neg).any(), negated
 assert all(
     np.mean(r2["SPEX"][n]) > max(np.mean(r2[m][n]) for m in METHODS[1:]) for n in CONFIG["ns"]
 )
 assert top_pair_has_not, pairs
 runtime_s = time.perf_counter() - t_start
 gain = float(np.mean(spex_max) - np.mean(best_marginal))
-print(
-    f"VERDICT reproduced: at n={n_max} SPEX R2 {spex_max.mean():.3f} vs best marginal "
-    f"{best_marginal.mean():.3f} (+{gain:.3f}); with negations SPEX wins every review "
-    f"({neg.sum()} of {len(neg)}); without: SPEX {np.round(spex_max[~neg], 3).tolist()} vs "
-    f"{np.round(best_marginal[~neg], 3).tolist()}; queries {budget[CONFIG['ns'][0]]} at "
-    f"n={CONFIG['ns'][0]} -> {budget[n_max]} at n={n_max}."
+claim(
+    "spex/2_faithfulness/beats_marginal_with_interactions",
+    f"At n = {n_max} tokens, SPEX reconstructs the classifier on held-out masks better (R2) than "
+    "the best marginal method, by more than 0.05, on every review with a negation; on a review "
+    "without one it does not",
+    paper="up to 20 % higher R2 than marginal methods at large n (sentiment, HotpotQA, DROP)",
+    value=spex_max[neg] - best_marginal[neg],
+    check=greater(0.05),
+    control=("reviews without a negation", spex_max[~neg] - best_marginal[~neg]),
+    verdict="illustrated",
+    over="reviews with a negation",
+    numbers={"SPEX R2": spex_max.mean(), "best marginal R2": best_marginal.mean()},
+    fmt=".3f",
 )
 glue("test_acc", test_acc)
 glue("n_max", n_max)

@@ -50,6 +50,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater
 from icml25.spex import (
     fourier_eval,
     fourier_to_mobius,
@@ -153,16 +154,32 @@ marg_r3 = {
 }
 d_spex = np.array(drops["SPEX"])
 d_marg = {m: np.array(drops[m]) for m in MARGINAL}
-assert spex_r1 == 1.0, recovery["SPEX"]
-assert all(v < 1.0 for v in marg_r3.values()), marg_r3
-assert all(d_spex[:, 0].mean() > d[:, 0].mean() for d in d_marg.values())
 assert all(np.all(d_spex.mean(0) >= d.mean(0) - 1e-9) for d in d_marg.values())
 runtime_s = time.perf_counter() - t_start
-print(
-    f"VERDICT reproduced: SPEX recovers the supporting set at r=1 in every task "
-    f"(marginal methods' Recovery-rate@3 at most {max(marg_r3.values()):.2f}); "
-    f"top-1 removal drop {d_spex[:, 0].mean():.2f} vs "
-    f"{max(d[:, 0].mean() for d in d_marg.values()):.2f} for the best marginal method."
+claim(
+    "spex/3_interactions/recovers_supporting_set",
+    "On a planted three-hop question, SPEX's strongest interaction is the supporting set of "
+    "facts in every task (Recovery-rate@1 = 1); the best marginal method's Recovery-rate@3 is not",
+    paper="Recovery-rate@10 +6.2 to +9.2 % over marginal methods (HotpotQA)",
+    value=spex_r1,
+    check=greater(0.99),
+    control=("best marginal method, Recovery-rate@3", max(marg_r3.values())),
+    verdict="illustrated",
+    seeds=len(CONFIG["tasks"]),
+    fmt=".2f",
+)
+best_drop = max(d[:, 0].mean() for d in d_marg.values())
+claim(
+    "spex/3_interactions/top_removal_drop",
+    "Removing SPEX's top sentence lowers the answer's score more than removing the best marginal "
+    "method's top sentence",
+    paper="interactions found by SPEX matter for the answer (HotpotQA)",
+    value=d_spex[:, 0].mean(),
+    check=greater(best_drop, label="best marginal method's drop"),
+    verdict="illustrated",
+    seeds=len(CONFIG["tasks"]),
+    numbers={"SPEX": d_spex[:, 0].mean(), "best marginal": best_drop},
+    fmt=".2f",
 )
 glue("marg_r3", max(marg_r3.values()))
 glue("spex_drop1", float(d_spex[:, 0].mean()))

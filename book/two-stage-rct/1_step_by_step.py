@@ -49,6 +49,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater
 from icml25.two_stage_rct import (
     LABELS,
     allocation,
@@ -245,12 +246,22 @@ summary = df.groupby("design").agg(normalized=("normalized", "mean"), miss=("mis
 gain = float(summary.normalized["Sample split"] - summary.normalized["Single stage"])
 miss_split = float(summary.miss["Sample split"])
 runtime_s = time.perf_counter() - t_start
-assert gain > 0.03, f"sample splitting gained only {gain:.3f} over a single stage"
 assert miss_split <= delta, f"sample splitting missed in {miss_split:.1%} of trials"
-print(
-    f"VERDICT reproduced: over {trials} trials sample splitting certifies "
-    f"{summary.normalized['Sample split']:.3f} of the best effect vs "
-    f"{summary.normalized['Single stage']:.3f} for a single stage; miss rate {miss_split:.3f}."
+claim(
+    "two-stage-rct/1_step_by_step/split_gain",
+    "Over many trials, sample splitting certifies a larger share of the best effect than a "
+    "single-stage trial with the same budget",
+    paper="about 0.91 vs 0.85 of the best effect at a 30 % first stage (Fig. 1)",
+    value=gain,
+    check=greater(0.03),
+    verdict="illustrated",
+    fmt=".3f",
+    numbers={
+        "sample split": summary.normalized["Sample split"],
+        "single stage": summary.normalized["Single stage"],
+        "miss rate": miss_split,
+    },
+    seeds=1,
 )
 glue("gain", gain)
 glue("miss_split", miss_split)

@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater, less
 from icml25.two_stage_rct import LABELS, simulate
 
 t_start = time.perf_counter()
@@ -178,19 +179,51 @@ plt.show()
 at30 = results[results.frac == 0.3].pivot(index="seed", columns="design", values="normalized")
 gain_single = at30["Sample split"] - at30["Single stage"]
 gain_best = at30["Sample split"] - at30["Best arm (k=1)"]
+gain_random = at30["Random k"] - at30["Single stage"]
 gap_omni = float((at30["Omniscient k"] - at30["Sample split"]).mean())
 max_miss = float(results.miss.max())
-assert (gain_single > 0.03).all(), gain_single
-assert (gain_best > 0).all(), gain_best
-assert gap_omni < 0.03, gap_omni
 assert max_miss <= SETTING["delta"], max_miss
 runtime_s = time.perf_counter() - t_start
 m30 = table["mean"].loc[0.3]
-print(
-    f"VERDICT reproduced: at a 30 % first stage sample splitting certifies "
-    f"{m30['Sample split']:.3f} of the best effect (paper {PAPER.loc[0.3, 'Sample split']}), "
-    f"single stage {m30['Single stage']:.3f} (paper {PAPER.loc[0.3, 'Single stage']}), omniscient "
-    f"{m30['Omniscient k']:.3f} (paper {PAPER.loc[0.3, 'Omniscient k']})."
+claim(
+    "two-stage-rct/2_main_result/split_beats_single",
+    "At a 30 % first stage, sample splitting certifies a larger share of the best effect than a "
+    "single-stage trial, in every seed; choosing k at random instead of from the data does not",
+    paper=f"{PAPER.loc[0.3, 'Sample split']} vs {PAPER.loc[0.3, 'Single stage']} (Fig. 1)",
+    value=gain_single.to_numpy(),
+    check=greater(0.03),
+    control=("random k (no data-driven choice)", gain_random.to_numpy()),
+    verdict="reproduced",
+    fmt=".3f",
+    numbers={
+        "sample split": m30["Sample split"],
+        "single stage": m30["Single stage"],
+        "omniscient k": m30["Omniscient k"],
+    },
+)
+claim(
+    "two-stage-rct/2_main_result/split_beats_best_arm",
+    "At a 30 % first stage, keeping the data-chosen k beats keeping only the best arm (k = 1)",
+    paper=f"{PAPER.loc[0.3, 'Sample split']} vs {PAPER.loc[0.3, 'Best arm (k=1)']} (Fig. 1)",
+    value=gain_best.to_numpy(),
+    check=greater(0.0),
+    verdict="illustrated",
+    fmt=".3f",
+    numbers={"best arm": m30["Best arm (k=1)"], "gap to omniscient k": gap_omni},
+)
+gaps = (table["mean"].loc[[0.3, 0.5, 0.7], list(PAPER.columns)] - PAPER).abs()
+claim(
+    "two-stage-rct/2_main_result/figure1_bars",
+    "The 15 bars of Figure 1 (five designs at 30, 50 and 70 %) come out near the paper's",
+    paper="bars read off Figure 1 (approximate)",
+    value=gaps.to_numpy().ravel(),
+    check=less(0.05),
+    verdict="partly",
+    fmt=".3f",
+    caveat="most bars within 0.02; our single-stage and random-k bars sit lower at 70 % (their "
+    "definitions differ from the official code's, see the notebook)",
+    over="bars",
+    seeds=CONFIG["seeds"],
 )
 for design, key in [
     ("Sample split", "split"),
@@ -202,7 +235,6 @@ for design, key in [
     for frac in (0.3, 0.5, 0.7):
         glue(f"{key}_{int(frac * 100)}", float(table["mean"][design].loc[frac]))
         glue(f"paper_{key}_{int(frac * 100)}", float(PAPER.loc[frac, design]))
-gaps = (table["mean"].loc[[0.3, 0.5, 0.7], list(PAPER.columns)] - PAPER).abs()
 glue("median_gap", float(np.median(gaps.to_numpy())))
 glue("gain_single_30", float(gain_single.mean()))
 glue("gap_omni_30", gap_omni)

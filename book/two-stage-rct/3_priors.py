@@ -54,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater
 from icml25.two_stage_rct import simulate
 
 t_start = time.perf_counter()
@@ -146,10 +147,8 @@ plt.show()
 gain_prior = wide["Prior (Beta)"] - wide["Sample split"]
 gain_split_single = (wide["Sample split"] - wide["Single stage"]).groupby("alpha").mean()
 per_seed = gain_prior[gain_prior.index.get_level_values("alpha") <= 16]
-assert (per_seed > 0).all(), per_seed[per_seed <= 0]
 assert (gain_prior.groupby("alpha").mean() > 0).all(), gain_prior.groupby("alpha").mean()
 assert gain_prior.mean() >= 0.005, gain_prior.mean()
-assert (gain_split_single.loc[[a for a in CONFIG["alphas"] if a <= 4]] > 0).all()
 miss = results.pivot_table(index="alpha", columns="design", values="miss")
 print("miss rate (certificate above the certified arm's effect):")
 print(miss.round(3).to_string())
@@ -159,10 +158,35 @@ prior_share = (
 )
 runtime_s = time.perf_counter() - t_start
 a_lo, a_mid, a_hi = CONFIG["alphas"][0], 8, CONFIG["alphas"][-1]
-print(
-    f"VERDICT reproduced: the prior design beats sample splitting by {gain_prior.mean():.3f} on "
-    f"average (and at every alpha); two stages add {gain_split_single.loc[a_lo]:.3f} over a "
-    f"single stage at alpha={a_lo} and {gain_split_single.loc[a_hi]:.3f} at alpha={a_hi}."
+claim(
+    "two-stage-rct/3_priors/prior_beats_split",
+    "A design that uses a (correct) Beta prior on the effects certifies more than sample "
+    "splitting, for every seed and every prior concentration alpha <= 16",
+    paper='"especially ... where domain knowledge is available in the form of a prior"',
+    value=per_seed.to_numpy(),
+    check=greater(0.0),
+    verdict="illustrated",
+    fmt=".3f",
+    over="(alpha, seed) pairs",
+    seeds=CONFIG["seeds"],
+    numbers={"mean gain, all alpha": gain_prior.mean(), "at alpha 32": gain_prior.min()},
+)
+low = [a for a in CONFIG["alphas"] if a <= 4]
+claim(
+    "two-stage-rct/3_priors/two_stage_gain_at_spread_effects",
+    "Two stages beat one while the effects are spread out (alpha <= 4); the gain shrinks as they "
+    "bunch up",
+    paper="two-stage designs beat single-stage ones (Fig. 1, U(0, 1) effects)",
+    value=gain_split_single.loc[low].to_numpy(),
+    check=greater(0.0),
+    verdict="illustrated",
+    fmt=".3f",
+    over="values of alpha",
+    seeds=CONFIG["seeds"],
+    numbers={
+        f"gain at alpha {a_lo}": gain_split_single.loc[a_lo],
+        f"at alpha {a_hi}": gain_split_single.loc[a_hi],
+    },
 )
 glue("gain_prior_mean", float(gain_prior.mean()))
 glue("gain_prior_min", float(gain_prior.min()))

@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater, less
 from icml25.two_stage_rct import LABELS, coverage_vs_k, simulate
 
 t_start = time.perf_counter()
@@ -206,24 +207,44 @@ plt.show()
 # in every setting and seed, and no corrected design misses more than $\delta$.
 
 # %%
-assert np.all(cov["bonferroni"] <= DELTA + 3 * cov["se_bonferroni"]), cov["bonferroni"]
 theory = 1 - (1 - DELTA) ** ks
+assert np.all(cov["none"][ks >= 2] > DELTA), cov["none"]  # the caveat below
 assert np.all(np.abs(cov["none"] - theory) <= 4 * cov["se_none"] + 1e-3), cov["none"] - theory
-assert np.all(cov["none"][ks >= 2] > DELTA), cov["none"]
 corr = res[res.correction == "bonferroni"].pivot_table(
     index=["effects", "seed"], columns="design", values="normalized"
 )
 gain_corrected = corr["Sample split"] - corr["Single stage"]
-assert (gain_corrected > 0).all(), gain_corrected
 max_miss_corrected = float(res[res.correction == "bonferroni"].miss.max())
 assert max_miss_corrected <= DELTA, max_miss_corrected
 unc = summary.xs("none", level="correction")
 runtime_s = time.perf_counter() - t_start
 k5 = int(np.flatnonzero(ks == 5)[0])
-print(
-    f"VERDICT shown: uncorrected miss rate {cov['none'][k5]:.3f} at k = 5 (theory "
-    f"{theory[k5]:.3f}), Bonferroni {cov['bonferroni'][k5]:.3f}; corrected, sample splitting "
-    f"beats the single stage by {gain_corrected.min():.3f} or more in every setting."
+claim(
+    "two-stage-rct/4_validity/max_certificate_valid",
+    "The certificate of the best kept arm is a valid (1 - delta) lower bound: over k equal arms "
+    "it misses at most delta of the time (within 3 standard errors)",
+    paper='"high probability lower bounds" on the best effect',
+    value=cov["bonferroni"],
+    check=less(DELTA + 3 * cov["se_bonferroni"], label="delta + 3 se"),
+    control=("uncorrected maximum (the released code)", cov["none"]),
+    verdict="partly",
+    fmt=".3f",
+    caveat=f"only with a Bonferroni correction over the k kept arms: uncorrected, the maximum "
+    f"misses {cov['none'][k5]:.2f} of the time at k = 5 (theory {theory[k5]:.2f}); we did not "
+    "verify the paper's theorem statement",
+    over="values of k",
+)
+claim(
+    "two-stage-rct/4_validity/corrected_split_beats_single",
+    "With the corrected certificate, sample splitting still beats a single stage in every "
+    "setting and seed",
+    paper="two-stage designs beat single-stage ones (Fig. 1)",
+    value=gain_corrected.to_numpy(),
+    check=greater(0.0),
+    verdict="illustrated",
+    fmt=".3f",
+    over="(effects, seed) pairs",
+    seeds=int(corr.index.get_level_values("seed").nunique()),
 )
 glue("miss_none_k5", float(cov["none"][k5]))
 glue("miss_bonf_k5", float(cov["bonferroni"][k5]))

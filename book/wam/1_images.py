@@ -58,6 +58,7 @@ warnings.filterwarnings("ignore", message="Input Tensor 0 did not already requir
 from captum.attr import IntegratedGradients, NoiseTunnel, Saliency
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater
 from icml25.common.training import SmallCNN, accuracy, train_classifier
 from icml25.wam import (
     digits_32,
@@ -232,11 +233,21 @@ plt.show()
 wide = table.pivot(index="seed", columns="method", values="faithfulness")
 pixel = ["Saliency", "Integrated Gradients", "SmoothGrad"]
 margin = wide["WAM-IG"] - wide[pixel].max(axis=1)
-assert (margin > 0).all(), margin
 runtime_s = time.perf_counter() - t_start
-print(
-    f"VERDICT reproduced: WAM-IG faithfulness {summary.faithfulness['WAM-IG']:.3f} vs best pixel "
-    f"method {summary.faithfulness[pixel].max():.3f} (min margin over seeds {margin.min():.3f})."
+claim(
+    "wam/1_images/wam_ig_more_faithful",
+    "WAM-IG's faithfulness (insertion minus deletion AUC) exceeds the best pixel-domain method's "
+    "for every training seed of the digits CNN",
+    paper="faithfulness WAM-IG 0.370 vs best pixel method 0.061 (Table 1, ImageNet)",
+    value=margin.to_numpy(),
+    check=greater(0.0),
+    verdict="illustrated",
+    numbers={
+        "WAM-IG": summary.faithfulness["WAM-IG"],
+        "best pixel method": summary.faithfulness[pixel].max(),
+        "WAM-SG": summary.faithfulness["WAM-SG"],
+    },
+    fmt=".3f",
 )
 glue("acc", acc)
 glue("faith_wam_ig", float(summary.faithfulness["WAM-IG"]))

@@ -49,6 +49,7 @@ import numpy as np
 import torch
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater
 from icml25.common.training import SmallCNN, accuracy, train_classifier
 from icml25.wam import make_scale_dataset, scale_importance, wam
 
@@ -129,13 +130,31 @@ plt.show()
 # %%
 fine = np.array([s["level 1"] for s in shares["texture"]])
 coarse = np.array([s["approx"] for s in shares["shape"]])
+fine_on_shape = np.array([s["level 1"] for s in shares["shape"]])
+coarse_on_texture = np.array([s["approx"] for s in shares["texture"]])
 assert min(min(a) for a in accs.values()) >= 0.95, accs
-assert (fine >= 0.6).all(), fine
-assert (coarse >= 0.6).all(), coarse
 runtime_s = time.perf_counter() - t_start
-print(
-    f"VERDICT reproduced: texture puts {fine.mean():.0%} of WAM-IG on level 1, shape "
-    f"{coarse.mean():.0%} on the approximation."
+claim(
+    "wam/2_scales/texture_on_finest_level",
+    "When the class is planted in a fine texture, at least 60 % of WAM-IG's mass lies on the "
+    "finest wavelet level; on the shape task it does not",
+    paper="qualitative: WAM tells at which scale the evidence lies (texture vs shape)",
+    value=fine,
+    check=greater(0.6),
+    control=("the same share on the shape task", fine_on_shape),
+    verdict="illustrated",
+    fmt=".2f",
+)
+claim(
+    "wam/2_scales/shape_on_approximation",
+    "When the class is planted in a coarse shape, at least 60 % of WAM-IG's mass lies on the "
+    "approximation coefficients; on the texture task it does not",
+    paper="qualitative: WAM tells at which scale the evidence lies (texture vs shape)",
+    value=coarse,
+    check=greater(0.6),
+    control=("the same share on the texture task", coarse_on_texture),
+    verdict="illustrated",
+    fmt=".2f",
 )
 glue("texture_fine_pct", float(100 * fine.mean()))
 glue("shape_coarse_pct", float(100 * coarse.mean()))

@@ -50,6 +50,7 @@ import numpy as np
 import torch
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater
 from icml25.common.training import SmallCNN, accuracy, train_classifier
 from icml25.wam import dwt, idwt, make_click_audio, make_shape_volumes, scale_importance, wam
 
@@ -228,15 +229,39 @@ plt.show()
 
 # %%
 assert acc_audio >= 0.9 and acc_vol >= 0.9, (acc_audio, acc_vol)
-assert click_mass >= 5 * click_frac, (click_mass, click_frac)
-assert kept_same >= 0.9, kept_same
-assert object_mass >= 2 * object_cells, (object_mass, object_cells)
 runtime_s = time.perf_counter() - t_start
-print(
-    f"VERDICT reproduced: clicks ({click_frac:.1%} of positions) get {click_mass:.0%} of the "
-    f"fine-scale mass; {CONFIG['keep']:.0%} of coefficients keep {kept_same:.0%} of decisions; "
-    f"volume WAM puts {object_mass:.0%} of its mass on the {object_cells:.0%} of cells over the "
-    f"object."
+claim(
+    "wam/3_audio_volumes/clicks_get_fine_mass",
+    "On audio, the fine-scale WAM concentrates on the planted clicks: their share of the mass is "
+    "at least 5x their share of the positions",
+    paper="WAM explains audio (faithfulness WAM-SG 0.197; pixel-domain IG 0.264 is best there)",
+    value=click_mass / click_frac,
+    check=greater(5.0),
+    verdict="illustrated",
+    numbers={"click mass": click_mass, "click positions": click_frac},
+    fmt=".2f",
+)
+claim(
+    "wam/3_audio_volumes/top_coefficients_keep_decisions",
+    f"Keeping only the top {CONFIG['keep']:.0%} of wavelet coefficients by WAM keeps at least 90 % "
+    "of the audio classifier's decisions",
+    paper="qualitative (audio)",
+    value=kept_same,
+    check=greater(0.9),
+    verdict="illustrated",
+    fmt=".2f",
+)
+claim(
+    "wam/3_audio_volumes/volume_mass_on_object",
+    "In 3-D volumes, the share of WAM's mass on the coefficients over the object is at least 2x "
+    "their share of the coefficients",
+    paper="volume faithfulness WAM-IG 0.098 vs at most 0.009 for the others",
+    value=object_mass / object_cells,
+    check=greater(2.0),
+    verdict="partly",
+    caveat="'where' is shown; no volume faithfulness comparison is run here",
+    numbers={"object mass": object_mass, "object cells": object_cells},
+    fmt=".2f",
 )
 glue("click_mass_pct", 100 * click_mass)
 glue("click_frac_pct", 100 * click_frac)

@@ -180,11 +180,11 @@ def _number(x: float, fmt: str) -> str:
     return format(x, fmt)
 
 
-def _summary(values: np.ndarray, fmt: str) -> str:
+def _summary(values: np.ndarray, fmt: str, over: str = "seeds") -> str:
     if values.size == 1:
         return _number(float(values[0]), fmt)
     sd = float(values.std(ddof=1))
-    return f"{_number(float(values.mean()), fmt)} ± {_number(sd, fmt)} ({values.size} seeds)"
+    return f"{_number(float(values.mean()), fmt)} ± {_number(sd, fmt)} over {values.size} {over}"
 
 
 def _record_line(rec: Mapping[str, Any]) -> str:
@@ -192,7 +192,7 @@ def _record_line(rec: Mapping[str, Any]) -> str:
     status = "" if rec["passed"] else "FAILED "
     line = (
         f"VERDICT {status}{rec['id']}: {rec['verdict']} — measured {rec['measured']} "
-        f"(check {rec['comparison']}; holds in {rec['passing']}/{rec['seeds']})"
+        f"(check {rec['comparison']}; holds in {rec['passing']} of {len(rec['values'])})"
     )
     ctrl = rec.get("control")
     if ctrl:
@@ -231,6 +231,7 @@ def claim(
     numbers: Mapping[str, float] | None = None,
     fmt: str = ".3g",
     seeds: int | None = None,
+    over: str = "seeds",
 ) -> Record:
     """Check one claim, print its ``VERDICT``, glue its numbers and record it; return the record.
 
@@ -247,8 +248,10 @@ def claim(
         caveat: what qualifies the verdict (required for ``"partly"`` and ``"not reproduced"``).
         numbers: further measured numbers to show in the tables, ``{label: value}``.
         fmt: format spec of the numbers in messages and tables, e.g. ``".2f"``.
-        seeds: the number of replicates behind a scalar ``value`` (e.g. a mean over 5 seeds);
-            defaults to the length of ``value``.
+        seeds: the number of independent seeds behind ``value`` (e.g. 5 for a mean over 5
+            seeds); defaults to the length of ``value`` when ``over="seeds"``, else to 1.
+        over: what the entries of ``value`` range over: ``"seeds"`` (the default), or e.g.
+            ``"values of k"`` for a sweep of one seed (then pass ``seeds`` if there are more).
 
     Raises:
         AssertionError: if the comparison fails (or, for ``"not reproduced"``, holds) or the
@@ -276,15 +279,16 @@ def claim(
         raise ValueError(
             f"value has {values.size} replicates but the check's reference has {check.ref.size}"
         )
+    over = _text("over", over)
     if seeds is None:
-        n_seeds = values.size
+        n_seeds = values.size if over == "seeds" else 1
     else:
         if isinstance(seeds, bool) or not isinstance(seeds, _numbers.Integral):
             raise TypeError(f"seeds must be an int, got {type(seeds).__name__}")
         if seeds < 1:
             raise ValueError(f"seeds must be >= 1, got {seeds}")
-        if values.size > 1 and seeds != values.size:
-            raise ValueError(f"seeds={seeds} but value has {values.size} replicates")
+        if over == "seeds" and values.size > 1 and seeds != values.size:
+            raise ValueError(f"seeds={seeds} but value has {values.size} entries over seeds")
         n_seeds = int(seeds)
     extra: dict[str, float] = {}
     for label, number in (numbers or {}).items():
@@ -307,7 +311,7 @@ def claim(
             "name": c_name,
             "value": c_mean,
             "values": c_values.tolist(),
-            "measured": _summary(c_values, fmt),
+            "measured": _summary(c_values, fmt, over),
             "passes": c_passes,
         }
 
@@ -346,12 +350,13 @@ def claim(
             "max": float(values.max()),
             "seeds": n_seeds,
             "passing": passing,
-            "measured": _summary(values, fmt),
+            "measured": _summary(values, fmt, over),
+            "over": over,
             "comparison": check.describe(fmt),
             "control": ctrl,
             "verdict": verdict,
             "caveat": caveat,
-            "numbers": {k: _number(v, fmt) for k, v in extra.items()},
+            "numbers": [[k, _number(v, fmt)] for k, v in extra.items()],  # a list keeps the order
             "fmt": fmt,
         }
     )

@@ -47,8 +47,8 @@ def execute(source: Path, timeout: int = 900, out: Path | None = None) -> float:
     """Pair ``source`` (.py) to its .ipynb, execute it and return the wall time (s).
 
     The executed notebook is written next to ``source`` (in place) or to ``out``. If a cell
-    fails, the notebook is still written, with its outputs up to the error, and nbclient's
-    ``CellExecutionError`` is raised.
+    fails, nbclient's ``CellExecutionError`` is raised; a notebook written to ``out`` keeps its
+    outputs up to the error, an in-place one is left as it was.
     """
     import jupytext
     import nbformat
@@ -65,16 +65,19 @@ def execute(source: Path, timeout: int = 900, out: Path | None = None) -> float:
         kernel_name="python3",
         resources={"metadata": {"path": str(source.parent)}},
     )
+    ok = False
     try:
         client.execute()
+        ok = True
     finally:
         elapsed = time.perf_counter() - start
         # Drop per-run noise from the metadata so that re-executions diff cleanly.
         for cell in nb.cells:
             cell.metadata.pop("execution", None)
-        target = source.with_suffix(".ipynb") if out is None else Path(out)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, target)
+        if ok or out is not None:  # a failed run never overwrites the committed notebook
+            target = source.with_suffix(".ipynb") if out is None else Path(out)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, target)
     return elapsed
 
 

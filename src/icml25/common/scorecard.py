@@ -103,15 +103,14 @@ def _cell(text: str) -> str:
 
 
 def _this_book(rec: dict[str, Any]) -> str:
-    text = f"{rec['measured']} (check: {rec['comparison']}"
-    if rec["seeds"] > 1:
-        text += f", holds in {rec['passing']} of {len(rec['values'])}"
-    text += ")"
+    text = f"{rec['measured']}; check {rec['comparison']}"
+    if len(rec["values"]) > 1:
+        text += f" holds in {rec['passing']} of {len(rec['values'])}"
     ctrl = rec.get("control")
     if ctrl:
         text += f"; control *{ctrl['name']}*: {ctrl['measured']}, fails"
     if rec.get("numbers"):
-        text += "; " + ", ".join(f"{k} {v}" for k, v in rec["numbers"].items())
+        text += "; " + ", ".join(f"{k} {v}" for k, v in rec["numbers"])
     return text
 
 
@@ -125,6 +124,10 @@ def _verdict(rec: dict[str, Any]) -> str:
 def chapter_table(data: dict[str, Any]) -> str:
     """The chapter's "Paper vs. this book" table in MyST Markdown."""
     lines = [
+        "Generated from the claim check that ends each notebook "
+        "({ref}`verdicts <verdicts>`); a value with ± is the mean and standard deviation "
+        "over the seeds or settings named.",
+        "",
         "| claim | paper | this book (`small` scale) | verdict |",
         "| --- | --- | --- | --- |",
     ]
@@ -161,9 +164,7 @@ def scorecard(chapters: list[dict[str, Any]]) -> str:
                 by_verdict.setdefault(rec["verdict"], []).append(
                     f"`{rec['name']}` ({format(rec['value'], rec['fmt'])})"
                 )
-        claims = "; ".join(
-            f"{v}: " + ", ".join(by_verdict[v]) for v in VERDICTS if v in by_verdict
-        )
+        claims = "; ".join(f"{v}: " + ", ".join(by_verdict[v]) for v in VERDICTS if v in by_verdict)
         times = [nb["runtime_s"] for nb in ch["notebooks"]]
         known = [t for t in times if t is not None]
         runtime = ", ".join("?" if t is None else f"{t:.0f}" for t in times)
@@ -200,10 +201,39 @@ def stale(root: Path | None = None) -> list[Path]:
     return [p for p, text in generate(root).items() if p.read_text(encoding="utf-8") != text]
 
 
+def html_problems(html_dir: Path, root: Path | None = None) -> list[str]:
+    """What the built HTML book lacks of the generated tables (empty if all is there): the
+    summary line on the landing page, and every claim's name in its chapter's opener."""
+    root = repo_root() if root is None else Path(root)
+    chapters = [chapter_data(root, ch) for ch in chapters_in_toc(root)]
+    problems = []
+    intro = Path(html_dir) / "book" / "intro.html"
+    text = intro.read_text(encoding="utf-8") if intro.exists() else ""
+    if summary_line(chapters) not in text:
+        problems.append(f"{intro}: no summary line {summary_line(chapters)!r}")
+    for ch in chapters:
+        page = Path(html_dir) / "book" / ch["chapter"] / "index.html"
+        text = page.read_text(encoding="utf-8") if page.exists() else ""
+        for nb in ch["notebooks"]:
+            for rec in nb["records"]:
+                if (
+                    f'<code class="docutils literal notranslate"><span class="pre">{rec["name"]}'
+                    not in text
+                ):
+                    problems.append(f"{page}: claim {rec['id']} not rendered")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if stale")
+    parser.add_argument("--html", type=Path, help="check that this built book shows the tables")
     args = parser.parse_args(argv)
+    if args.html:
+        problems = html_problems(args.html)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return 1 if problems else 0
     if args.check:
         old = stale()
         for path in old:
