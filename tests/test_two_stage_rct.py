@@ -6,6 +6,7 @@ from scipy import stats
 
 from icml25.two_stage_rct import (
     LABELS,
+    OutcomeTape,
     allocation,
     certificate,
     coverage_vs_k,
@@ -110,6 +111,59 @@ def test_certificate_coverage_with_raw_samples():
 
 MU = np.full(4, 0.5)
 RNG = np.random.default_rng(0)
+
+
+def test_tape_means_and_bounds():
+    mu = np.array([[0.2, 0.8]])
+    tape = OutcomeTape(mu, 20000, "bernoulli", np.random.default_rng(0))
+    assert np.allclose(tape.mean(0, 20000), mu, atol=0.02)
+    assert np.allclose(tape.mean(0, 0), 0.0)
+    # consecutive windows add up to the whole: [0, 10) + [10, 30) = [0, 30)
+    whole = tape.mean(0, 30) * 30
+    assert np.allclose(tape.mean(0, 10) * 10 + tape.mean(10, 20) * 20, whole)
+    ranked = tape.mean(0, 30, arms=np.array([[1, 0]]))
+    assert np.allclose(ranked, whole[:, ::-1] / 30)
+    with pytest.raises(ValueError, match="tape holds"):
+        tape.mean(19990, 20)
+    with pytest.raises(ValueError, match="outcome"):
+        OutcomeTape(mu, 5, "poisson", RNG)
+
+
+def test_common_random_numbers_pair_the_designs():
+    mu = np.random.default_rng(1).uniform(size=(300, 10))
+    tape = OutcomeTape(mu, 500, "bernoulli", np.random.default_rng(2))
+    # the same patients whatever the generator: a single-stage trial is fully determined
+    a = run_batch(mu, 500, 0.3, 0.1, "single_stage", np.random.default_rng(3), tape=tape)
+    b = run_batch(mu, 500, 0.3, 0.1, "single_stage", np.random.default_rng(4), tape=tape)
+    assert np.array_equal(a["cert"], b["cert"])
+    # keeping k = n arms after stage 1 reads the same stage-2 patients as fixed_k with k = n
+    c = run_batch(mu, 500, 0.3, 0.1, "fixed_k", np.random.default_rng(5), k=10, tape=tape)
+    d = run_batch(mu, 500, 0.3, 0.1, "fixed_k", np.random.default_rng(6), k=10, tape=tape)
+    assert np.array_equal(c["cert"], d["cert"])
+    with pytest.raises(ValueError, match="tape"):
+        run_batch(mu[:5], 500, 0.3, 0.1, "split", RNG, tape=tape)
+
+
+def test_paired_differences_have_smaller_variance():
+    kw = dict(n_arms=10, budget=500, delta=0.1, first_frac=0.3)
+    designs = {"a": {"policy": "split"}, "b": {"policy": "fixed_k", "k": 3}}
+    sd = {}
+    for paired in (True, False):
+        df = simulate(designs, 3000, np.random.default_rng(0), paired=paired, **kw)
+        wide = df.pivot(index="trial", columns="design", values="normalized")
+        sd[paired] = float((wide["a"] - wide["b"]).std())
+    assert sd[True] < 0.8 * sd[False], sd
+
+
+def test_prior_design_near_certain_posterior_keeps_the_best_arm():
+    """Known answer: with 6,000 stage-1 patients per arm the posterior is near-certain and the
+    arms are far apart, so the greedy keeps one arm (k = 1), the best, and its planning estimate
+    is on average close to the certificate it then yields."""
+    mu = np.tile(np.linspace(0.8, 0.2, 10), (50, 1))
+    out = run_batch(mu, 20000, 0.3, 0.1, "prior_beta", np.random.default_rng(1), n_mc=200)
+    assert np.mean(out["k"] == 1) >= 0.9, np.bincount(out["k"])
+    assert np.all(out["arm"] == 0)
+    assert abs(out["planned"].mean() - out["cert"].mean()) < 0.01
 
 
 @pytest.mark.parametrize(

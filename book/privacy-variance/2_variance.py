@@ -49,6 +49,7 @@ import pandas as pd
 import seaborn as sns
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater
 from icml25.privacy_variance import config_vs_seed_anova, make_corpus, run_grid
 
 t_start = time.perf_counter()
@@ -197,18 +198,27 @@ span = float(mean["exposure_r16"].max() - mean["exposure_r16"].min())
 loss_span = float(mean["test_loss"].max() - mean["test_loss"].min())
 assert eps_err < 0.01, eps_err
 assert 1.0 <= ctrl <= 1.9, ctrl
-assert anova["between_sd"] > 2 * anova["within_sd"], anova
 assert anova["p"] < 0.01, anova
 best_util = mean.loc[mean["test_loss"].idxmin()]
 near = mean[mean["test_loss"] <= best_util["test_loss"] + 0.1]
 near_span = float(near["exposure_r16"].max() - near["exposure_r16"].min())
 runtime_s = time.perf_counter() - t_start
-print(
-    f"VERDICT reproduced: at eps={EPS:g} exposure spans {span:.1f} bits across configurations "
-    f"(between-config sd {anova['between_sd']:.2f} vs seed sd {anova['within_sd']:.2f}, "
-    f"F={anova['F']:.0f}); held-out loss spans {loss_span:.2f} nats, and among the "
-    f"{len(near)} configurations within 0.1 nats of the best loss exposure still spans "
-    f"{near_span:.1f} bits; controls {ctrl:.2f} bits."
+claim(
+    "privacy-variance/2_variance/same_eps_different_exposure",
+    f"At the same epsilon = {EPS:g}, exposure varies far more between configurations (batch, "
+    "steps, learning rate) than between training seeds: between-configuration sd > 2x seed sd",
+    paper="a large spread of empirical privacy (VMR, ACR) across configurations at fixed epsilon",
+    value=anova["between_sd"] / anova["within_sd"],
+    check=greater(2.0),
+    verdict="illustrated",
+    seeds=len(CONFIG["seeds"]),
+    numbers={
+        "exposure min (bits)": mean["exposure_r16"].min(),
+        "max": mean["exposure_r16"].max(),
+        "ANOVA F": anova["F"],
+        "span among the near-best-loss configurations": near_span,
+    },
+    fmt=".2f",
 )
 glue("eps_err_pct", 100 * eps_err)
 glue("ctrl", ctrl)

@@ -50,6 +50,7 @@ import numpy as np
 import torch
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater
 from icml25.rstib import (
     STIDMLP,
     add_noise,
@@ -326,12 +327,22 @@ mae = np.array([results[r]["MLP"] for r in ratios])
 assert peak_1hop == LAG and peak_2hop == 2 * LAG, (peak_1hop, peak_2hop)
 assert results[0.0]["MLP"] < min(results[0.0]["last value"], results[0.0]["seasonal naive"])
 assert np.all(np.diff(mae) > 0), mae
-assert mae[-1] > 1.3 * mae[0], mae
 runtime_s = time.perf_counter() - t_start
-print(
-    f"VERDICT generator as designed; MLP MAE {mae[0]:.1f} at r=0 -> {mae[-1]:.1f} at "
-    f"r={r_max} (x{mae[-1] / mae[0]:.2f}); inputs-only {split_effect['noise on inputs only']:.1f},"
-    f" targets-only {split_effect['noise on targets only']:.1f}."
+claim(
+    "rstib/1_data_and_noise/noise_hurts_mlp",
+    f"Dual noise hurts a plain MLP forecaster: its MAE (against clean targets) at r = {r_max} is "
+    "at least 1.3x its MAE without noise",
+    paper="qualitative (the paper's motivation)",
+    value=mae[-1] / mae[0],
+    check=greater(1.3),
+    verdict="illustrated",
+    numbers={
+        "MAE at r = 0": mae[0],
+        f"at r = {r_max}": mae[-1],
+        "noise on inputs only": split_effect["noise on inputs only"],
+        "on targets only": split_effect["noise on targets only"],
+    },
+    fmt=".2f",
 )
 glue("peak_1hop", peak_1hop)
 glue("mlp_mae_r0", mae[0])

@@ -56,6 +56,7 @@ import numpy as np
 import torch
 
 from icml25.common import glue, plotting, setup, time_call
+from icml25.common.claims import claim, greater, less
 from icml25.rstib import (
     RSTIBMLP,
     STIDMLP,
@@ -241,14 +242,41 @@ margin = 1 - rstib_hi.max() / mlp_hi.min()
 margin_mean = 1 - mean_hi.max() / mlp_hi.min()
 speedup = infer_ms["STGCN-lite"] / infer_ms["RSTIB-MLP (mean path)"]
 speedup_12 = infer_ms["STGCN-lite"] / infer_ms["RSTIB-MLP"]
-assert margin > 0.05, (rstib_hi, mlp_hi)
 assert margin_mean > 0.05, (mean_hi, mlp_hi)
-assert speedup > 1.0, infer_ms
 runtime_s = time.perf_counter() - t_start
-print(
-    f"VERDICT reproduced in part: at r={r_max} RSTIB-MLP MAE {rstib_hi.mean():.2f} (mean path "
-    f"{mean_hi.mean():.2f}) vs MLP {mlp_hi.mean():.2f}, STGCN-lite {gnn_hi:.2f}; mean-path "
-    f"inference {speedup:.1f}x faster than STGCN-lite, the 12-draw average {speedup_12:.2f}x."
+claim(
+    "rstib/2_robustness/beats_mlp_under_noise",
+    f"At r = {r_max}, RSTIB-MLP's worst seed has an MAE more than 5 % below the plain MLP's best "
+    "seed (1 - max RSTIB / min MLP > 0.05)",
+    paper="better MAE/RMSE/MAPE than STID and other MLPs on PEMS under noise",
+    value=margin,
+    check=greater(0.05),
+    verdict="illustrated",
+    seeds=len(rstib_hi),
+    numbers={"RSTIB-MLP MAE": rstib_hi.mean(), "MLP MAE": mlp_hi.mean()},
+    fmt=".3f",
+)
+claim(
+    "rstib/2_robustness/beats_stgnn_under_noise",
+    f"At r = {r_max}, RSTIB-MLP has a lower MAE than the graph network (STGCN-lite) in every seed",
+    paper="beats STGCN and other STGNNs under noise",
+    value=rstib_hi,
+    check=less(gnn_hi, label="STGCN-lite's MAE"),
+    verdict="not reproduced",
+    caveat=f"RSTIB-MLP ({rstib_hi.mean():.1f}) lands between the plain MLP ({mlp_hi.mean():.1f}) "
+    f"and the graph network ({gnn_hi:.1f}); without noise all three are within a few percent",
+    fmt=".2f",
+)
+claim(
+    "rstib/2_robustness/faster_than_stgnn",
+    "RSTIB-MLP's inference is faster than the graph network's (time ratio, measured side by side)",
+    paper="much faster inference than STGNNs",
+    value=speedup,
+    check=greater(1.0),
+    verdict="partly",
+    caveat=f"only on the mean path (no sampling); the paper's 12-draw average is "
+    f"{speedup_12:.2f}x the graph network's speed, slower than our tiny STGCN",
+    fmt=".2f",
 )
 glue("r_max", r_max)
 glue("rstib_hi", rstib_hi.mean())

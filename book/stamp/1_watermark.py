@@ -48,6 +48,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater
 from icml25.stamp import (
     kgw_green_mask,
     kgw_zscore,
@@ -162,13 +163,20 @@ pooled_right = {d: float(z_right[d].mean() * np.sqrt(n_items)) for d in deltas}
 pooled_wrong = {d: float(z_wrong[d].mean() * np.sqrt(n_items)) for d in deltas}
 assert all(z_right[d].mean() > z_wrong[d].mean() + 2 for d in (2.0, 4.0))
 assert all(abs(z_wrong[d].mean()) < 0.3 for d in deltas)
-assert pooled_right[2.0] > 10 and all(abs(pooled_wrong[d]) < 3 for d in deltas), pooled_wrong
+assert all(abs(pooled_wrong[d]) < 3 for d in deltas), pooled_wrong
 assert abs(pooled_right[0.0]) < 3, pooled_right
 runtime_s = time.perf_counter() - t_start
-print(
-    f"VERDICT reproduced: per item, right-key z {z_right[2.0].mean():.2f} (delta 2) and "
-    f"{z_right[4.0].mean():.2f} (delta 4) vs wrong-key {z_wrong[2.0].mean():.2f}; pooled over "
-    f"{n_items} items {pooled_right[2.0]:.0f} vs {pooled_wrong[2.0]:.1f}."
+claim(
+    "stamp/1_watermark/right_key_detects",
+    f"Pooled over {n_items} watermarked rephrasings (delta = 2), the KGW z-score under the right "
+    "key is above 10; under a wrong key it is not",
+    paper="KGW watermarks are detectable with the key (z-test)",
+    value=pooled_right[2.0],
+    check=greater(10.0),
+    control=("wrong key", pooled_wrong[2.0]),
+    verdict="illustrated",
+    numbers={"z per item, right key": z_right[2.0].mean(), "wrong key": z_wrong[2.0].mean()},
+    fmt=".2f",
 )
 glue("z_right_2", float(z_right[2.0].mean()))
 glue("z_right_4", float(z_right[4.0].mean()))

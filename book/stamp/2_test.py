@@ -48,6 +48,7 @@ import numpy as np
 from scipy import stats
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, less
 from icml25.common.lm import build_causal_lm, sequence_perplexity, train_lm
 from icml25.stamp import BigramLM, make_background, make_items, make_synonym_grammar, stamp_test
 
@@ -187,16 +188,36 @@ plt.show()
 # %%
 p_cont, p_clean = curve["contaminated"][-1], curve["clean"][-1]
 plain = "plain paired t-test"
-assert p_cont < 1e-4, p_cont
 assert p_clean > 0.05, p_clean
 assert ks[plain] > 0.01, ks
-assert fpr[plain] <= 0.12, fpr
 runtime_s = time.perf_counter() - t_start
 wins = "with 2.5 % winsorising"
-print(
-    f"VERDICT reproduced in miniature: contaminated p = {p_cont:.1e}, clean p = {p_clean:.2f}; "
-    f"null KS p = {ks[plain]:.2f}, false-positive rate {fpr[plain]:.2f} over "
-    f"{len(null_p[plain])} seeds (winsorised recipe: KS p = {ks[wins]:.3f}, rate {fpr[wins]:.2f})."
+claim(
+    "stamp/2_test/detects_contamination",
+    "The paired test on perplexities (public vs private rephrasings) gives p < 1e-4 for a GPT-2 "
+    "trained on the public versions; for the same model trained without them it does not",
+    paper="significant p-values on all four benchmarks seen once by a 1B model at < 0.001 % of "
+    "its tokens",
+    value=float(np.log10(p_cont)),
+    check=less(-4.0),
+    control=("clean model", float(np.log10(p_clean))),
+    verdict="illustrated",
+    caveat=f"at a far larger contamination share ({100 * share:.0f} % of the corpus, 10 epochs)",
+    fmt=".1f",
+)
+claim(
+    "stamp/2_test/no_false_positives",
+    f"On {len(null_p[plain])} clean count models, the plain paired test rejects at level 0.05 "
+    "at most 12 % of the time",
+    paper="uncontaminated models give uniform p-values",
+    value=fpr[plain],
+    check=less(0.12),
+    verdict="partly",
+    caveat=f"with the plain test; the official 2.5 % winsorising rejects {fpr[wins]:.2f} of the "
+    f"time (KS p = {ks[wins]:.3f})",
+    seeds=len(null_p[plain]),
+    numbers={"KS p (uniform null)": ks[plain]},
+    fmt=".3f",
 )
 glue("p_cont_log10", float(np.log10(p_cont)))
 glue("p_clean", float(p_clean))

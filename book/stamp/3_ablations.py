@@ -45,6 +45,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater, less
 from icml25.common.lm import build_causal_lm, sequence_perplexity, train_lm
 from icml25.stamp import BigramLM, make_background, make_items, make_synonym_grammar, stamp_test
 
@@ -146,10 +147,11 @@ plt.show()
 # from each other in their word choices, and a suspect that memorised the public one can tell
 # it apart from the private ones whether or not the choices were biased by a key. The count
 # model's evidence grows only slightly with $\delta$, and the GPT-2's plain and watermarked
-# p-values are of the same order (one training seed). In the paper the watermark matters more:
-# an LLM's free rephrasings are less distinctive than the public/private split of a synonym
-# grammar, and the keyed bias makes the public version's token choices systematically
-# different.
+# p-values lie within a few orders of magnitude of each other, far less than what a second copy
+# adds (one training seed: which of the two is smaller is not stable between runs). In the
+# paper the watermark matters more: an LLM's free rephrasings are less distinctive than the
+# public/private split of a synonym grammar, and the keyed bias makes the public version's
+# token choices systematically different.
 
 # %% [markdown]
 # ## Claim check
@@ -159,15 +161,32 @@ plt.show()
 # for the count model, more copies give a smaller median p at every $\delta$.
 
 # %%
-assert lm_p[(2.0, 2)] < lm_p[(2.0, 1)], lm_p
 assert np.all(np.diff(count_logp, axis=1) < 0), count_logp
 runtime_s = time.perf_counter() - t_start
 wm_gain_lm = float(np.log10(lm_p[(0.0, 1)]) - np.log10(lm_p[(2.0, 1)]))
 wm_gain_count = float(count_logp[0, 0] - count_logp[2, 0])
-print(
-    f"VERDICT measured: GPT-2 log10 p plain {np.log10(lm_p[(0.0, 1)]):.1f}, watermarked "
-    f"{np.log10(lm_p[(2.0, 1)]):.1f}, two copies {np.log10(lm_p[(2.0, 2)]):.1f}; count model "
-    f"delta 0 -> 2 changes median log10 p by {-wm_gain_count:+.1f} (one copy)."
+claim(
+    "stamp/3_ablations/more_copies_more_evidence",
+    "Two copies of the public versions in the corpus give a smaller p-value than one",
+    paper="more copies, more evidence (ablation)",
+    value=float(np.log10(lm_p[(2.0, 2)])),
+    check=less(float(np.log10(lm_p[(2.0, 1)])), label="log10 p with one copy"),
+    verdict="illustrated",
+    fmt=".1f",
+)
+claim(
+    "stamp/3_ablations/watermark_helps",
+    "Watermarked rephrasings (delta = 2) give a clearly smaller p-value than plain ones "
+    "(delta = 0): at least 3 orders of magnitude (log10 p plain - log10 p watermarked > 3)",
+    paper="watermarked rephrases beat plain ones (ablation)",
+    value=wm_gain_lm,
+    check=greater(3.0),
+    verdict="not reproduced",
+    caveat=f"{wm_gain_lm:+.1f} orders of magnitude for the 5-epoch GPT-2, against "
+    f"{np.log10(lm_p[(2.0, 1)]) - np.log10(lm_p[(2.0, 2)]):.0f} for a second copy; one "
+    f"training seed, and the sign of this small gap changed between runs; the count model gains "
+    f"{wm_gain_count:.1f} in median log10 p",
+    fmt=".1f",
 )
 glue("lm_logp_plain", float(np.log10(lm_p[(0.0, 1)])))
 glue("lm_logp_wm", float(np.log10(lm_p[(2.0, 1)])))

@@ -38,7 +38,8 @@ METHOD_COLORS: dict[str, str] = {
     # two-stage RCT designs
     "Sample split": PALETTE[0],
     "Prior (Beta)": PALETTE[2],
-    "Best arm (k=1)": PALETTE[5],
+    "Prior (flat)": PALETTE[3],
+    "Best arm (k=1)": PALETTE[4],
     "Single stage": PALETTE[1],
     "Random k": PALETTE[7],
     "Omniscient k": "#555555",

@@ -6,7 +6,8 @@ Public API:
 * designs: :func:`run_design` (one trial, returns a :class:`DesignResult`), :func:`run_batch`
   (t trials at once), :func:`allocation`, :func:`split_scores`,
   :data:`POLICIES`;
-* experiments: :func:`simulate`, :func:`draw_arm_means`, :data:`LABELS`.
+* experiments: :func:`simulate` (paired by default: common random numbers through an
+  :class:`OutcomeTape`), :func:`draw_arm_means`, :data:`LABELS`.
 """
 
 from icml25.two_stage_rct.bounds import BOUNDS, CORRECTIONS, certificate, coverage_vs_k, width
@@ -20,12 +21,14 @@ from icml25.two_stage_rct.design import (
     split_scores,
 )
 from icml25.two_stage_rct.experiments import LABELS, draw_arm_means, simulate
+from icml25.two_stage_rct.tape import OutcomeTape
 
 __all__ = [
     "BOUNDS",
     "CORRECTIONS",
     "LABELS",
     "OUTCOMES",
+    "OutcomeTape",
     "POLICIES",
     "DesignResult",
     "allocation",

@@ -14,11 +14,15 @@ Stage 1 gives every arm ⌊first_frac·T / n⌋ pulls. The designs differ in how
 * ``"fixed_k"`` (``k=1`` is "best arm"), ``"random_k"``: the same ranking, k fixed or uniform;
 * ``"single_stage"``: no screening, all T pulls spread over the n arms;
 * ``"prior_beta"``: with a Beta(α, β) prior on each μ_i, add arms greedily to B while the
-  posterior expected certificate (Monte Carlo, ``n_mc`` draws) increases.
+  posterior expected certificate (Monte Carlo, ``n_mc`` draws) increases. That expectation is
+  the design's *planning estimate* (returned as ``"planned"``; it is what the official code
+  reports); ``"cert"`` is the certificate that stage 2 then actually yields.
 
-Then stage 2 pulls each arm of B ⌊s₂/k⌋ times and certifies max_{i∈B}(x̄_i − w). All designs work
-on sample means, drawn exactly: a mean of m Bernoulli(μ) outcomes is Binomial(m, μ)/m, a mean of m
-Normal(μ, 1) outcomes is N(μ, 1/m). Arrays are (t, n): t trials at once.
+Then stage 2 pulls each arm of B ⌊s₂/k⌋ times and certifies max_{i∈B}(x̄_i − w). Without a
+``tape`` the designs work on sample means drawn exactly (a mean of m Bernoulli(μ) outcomes is
+Binomial(m, μ)/m, of m Normal(μ, 1) outcomes N(μ, 1/m)); with an :class:`OutcomeTape` they read
+the same patients' outcomes (common random numbers, for paired comparisons). Arrays are (t, n):
+t trials at once.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import numpy as np
 
 from icml25.common.checks import check_array, check_int, check_positive
 from icml25.two_stage_rct.bounds import BOUNDS, CORRECTIONS, _check_choice, check_delta, width_array
+from icml25.two_stage_rct.tape import OutcomeTape
 
 POLICIES: tuple[str, ...] = (
     "split",
@@ -101,8 +106,10 @@ def _prior_greedy(
     beta: float,
     n_mc: int,
     rng: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Greedy prior design: (order of arms, k) per trial; B = order[:, :k]."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Greedy prior design: (order of arms, k, planned value) per trial; B = order[:, :k].
+
+    The planned value is the Monte-Carlo posterior expectation of the certificate of B."""
     t, n = successes.shape
     a = alpha + successes
     b = beta + pulls - successes
@@ -133,7 +140,7 @@ def _prior_greedy(
             break
     for i in range(t):  # append the unchosen arms after the chosen ones
         order[i, k[i] :] = np.flatnonzero(~chosen[i])
-    return order, k
+    return order, k, value
 
 
 def run_batch(
@@ -151,11 +158,16 @@ def run_batch(
     alpha: float = 1.0,
     beta: float = 1.0,
     n_mc: int = 100,
+    tape: OutcomeTape | None = None,
 ) -> dict[str, np.ndarray]:
     """Run ``policy`` on t trials at once; ``mu`` has shape (t, n).
 
+    ``tape`` (an :class:`OutcomeTape` built on the same ``mu``) makes every design read the same
+    patients' outcomes; ``rng`` then only drives random k and the prior's Monte Carlo.
+
     Returns:
-        ``{"cert", "k", "arm", "width"}``, each of shape (t,).
+        ``{"cert", "k", "arm", "width"}``, each of shape (t,), and for ``"prior_beta"`` also
+        ``"planned"``, the posterior expected certificate the greedy planned with.
     """
     mu = check_array("mu", mu, 2)
     t, n = mu.shape
@@ -173,12 +185,20 @@ def run_batch(
         raise ValueError("mu must lie in [0, 1] for Bernoulli outcomes")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    if tape is not None:
+        if not isinstance(tape, OutcomeTape):
+            raise TypeError(f"tape must be an OutcomeTape or None, got {type(tape).__name__}")
+        if tape.shape != mu.shape or tape.outcome != outcome:
+            raise ValueError(
+                f"tape must be built on mu's shape {mu.shape} with outcome {outcome!r}, got "
+                f"{tape.shape} and {tape.outcome!r}"
+            )
     bonf = correction == "bonferroni"
 
     if policy == "single_stage":
         m = budget // n
         w = float(width_array(m, delta, bound, n if bonf else 1))
-        lower = _means(rng, mu, m, outcome) - w
+        lower = (_means(rng, mu, m, outcome) if tape is None else tape.mean(0, m)) - w
         arm = lower.argmax(axis=1)
         return {
             "cert": lower[np.arange(t), arm],
@@ -194,8 +214,12 @@ def run_batch(
         raise ValueError(
             f"first_frac must leave at least 2 stage-1 pulls per arm for 'split', got {first_frac}"
         )
-    u = _means(rng, mu, h1, outcome) if h1 else np.zeros_like(mu)
-    v = _means(rng, mu, h2, outcome) if h2 else np.zeros_like(mu)
+    if tape is None:
+        u = _means(rng, mu, h1, outcome) if h1 else np.zeros_like(mu)
+        v = _means(rng, mu, h2, outcome) if h2 else np.zeros_like(mu)
+    else:  # U: patients [0, h1), V: [h1, per_arm) of every arm
+        u, v = tape.mean(0, h1), tape.mean(h1, h2)
+    planned = None
     sizes = np.arange(1, n + 1)
     order, scores = split_scores(u, v, s2, delta, bound, correction)  # ranking by the U half
     if policy == "split":
@@ -210,7 +234,7 @@ def run_batch(
         if outcome != "bernoulli":
             raise ValueError("policy 'prior_beta' needs outcome='bernoulli'")
         successes = np.rint(u * h1 + v * h2)
-        order, k_hat = _prior_greedy(
+        order, k_hat, planned = _prior_greedy(
             successes,
             per_arm,
             s2,
@@ -226,12 +250,18 @@ def run_batch(
     if m.min() < 1:
         raise ValueError("budget leaves no stage-2 pull per selected arm; raise budget")
     w = width_array(m, delta, bound, k_hat if bonf else 1)
-    mu_sorted = np.take_along_axis(mu, order, axis=1)
-    means = _means(rng, mu_sorted, m[:, None], outcome)
+    if tape is None:
+        mu_sorted = np.take_along_axis(mu, order, axis=1)
+        means = _means(rng, mu_sorted, m[:, None], outcome)
+    else:  # stage 2: the next m patients of each ranked arm
+        means = tape.mean(per_arm, m[:, None], arms=order)
     lower = np.where(sizes[None, :] <= k_hat[:, None], means - w[:, None], -np.inf)
     j = lower.argmax(axis=1)
     rows = np.arange(t)
-    return {"cert": lower[rows, j], "k": k_hat, "arm": order[rows, j], "width": w}
+    out = {"cert": lower[rows, j], "k": k_hat, "arm": order[rows, j], "width": w}
+    if planned is not None:
+        out["planned"] = planned
+    return out
 
 
 def run_design(

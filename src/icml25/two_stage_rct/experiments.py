@@ -9,6 +9,7 @@ import pandas as pd
 
 from icml25.common.checks import check_int, check_positive
 from icml25.two_stage_rct.design import POLICIES, run_batch
+from icml25.two_stage_rct.tape import OutcomeTape
 
 #: Display names of the designs in the chapter's figures.
 LABELS: dict[str, dict] = {
@@ -50,9 +51,14 @@ def simulate(
     first_frac: float = 0.3,
     delta: float = 0.1,
     mu_dist: str = "uniform",
+    paired: bool = True,
     **setting,
 ) -> pd.DataFrame:
     """Run every design on the same ``n_trials`` draws of the arm effects.
+
+    With ``paired=True`` (common random numbers) every design of a trial also reads the same
+    patients' outcomes (one :class:`OutcomeTape`), so that differences between designs are
+    paired per trial; ``paired=False`` draws each design's outcomes independently.
 
     Args:
         policies: design names from :data:`POLICIES`, or a mapping from a display label to the
@@ -68,7 +74,8 @@ def simulate(
 
     Returns:
         One row per (design, trial): ``design, trial, cert, k, arm, width, mu_max, mu_arm,
-        normalized`` (cert / max μ) and ``miss`` (cert > μ of the certified arm).
+        normalized`` (cert / max μ), ``miss`` (cert > μ of the certified arm) and ``planned``
+        (the prior design's planning estimate / max μ; NaN for the other designs).
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
@@ -85,10 +92,15 @@ def simulate(
     dist_params = {key: setting[key] for key in ("alpha", "beta") if key in setting}
     mu = draw_arm_means(n_trials, n_arms, rng, mu_dist, **dist_params)
     mu_max = mu.max(axis=1)
+    if not isinstance(paired, bool):
+        raise TypeError(f"paired must be a bool, got {type(paired).__name__}")
+    tape = None
+    if paired:  # every design reads the same patients: at most `budget` on one arm
+        tape = OutcomeTape(mu, budget, setting.get("outcome", "bernoulli"), rng)
     frames = []
     for label, spec in specs.items():
         kw = {**setting, **{key: val for key, val in spec.items() if key != "policy"}}
-        out = run_batch(mu, budget, first_frac, delta, spec["policy"], rng, **kw)
+        out = run_batch(mu, budget, first_frac, delta, spec["policy"], rng, tape=tape, **kw)
         mu_arm = mu[np.arange(n_trials), out["arm"]]
         frames.append(
             pd.DataFrame(
@@ -103,6 +115,7 @@ def simulate(
                     "mu_arm": mu_arm,
                     "normalized": out["cert"] / mu_max,
                     "miss": out["cert"] > mu_arm,
+                    "planned": out.get("planned", np.full(n_trials, np.nan)) / mu_max,
                 }
             )
         )
