@@ -49,6 +49,7 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 
 from icml25.common import glue, plotting, setup
 from icml25.common.claims import claim, greater
@@ -64,8 +65,22 @@ from icml25.two_stage_rct import (
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
 CONFIG = {
-    "small": {"n_arms": 10, "per_arm": 50, "first_frac": 0.3, "delta": 0.1, "trials": 2000},
-    "large": {"n_arms": 10, "per_arm": 50, "first_frac": 0.3, "delta": 0.1, "trials": 50000},
+    "small": {
+        "n_arms": 10,
+        "per_arm": 50,
+        "first_frac": 0.3,
+        "delta": 0.1,
+        "trials": 2000,
+        "seeds": 3,
+    },
+    "large": {
+        "n_arms": 10,
+        "per_arm": 50,
+        "first_frac": 0.3,
+        "delta": 0.1,
+        "trials": 50000,
+        "seeds": 5,
+    },
 }[SCALE]
 print(SCALE, CONFIG)
 
@@ -231,44 +246,53 @@ plt.show()
 # %% [markdown]
 # ## Claim check
 #
-# Over many simulated trials of this setting (paired: both designs see the same patients), the
-# two-stage design with sample splitting certifies a larger share of the best effect than the
-# single-stage trial. One run of trials is one seed: an illustration; the next notebook repeats
-# it over seeds with a control. The certificate's miss rate is also checked (it stays far below
-# $\delta$ because Hoeffding widths are conservative for these effects; that is a sanity check,
-# not evidence for the design).
+# Over many simulated trials of this setting (paired: the designs see the same patients), and in
+# each of several seeds, the two-stage design with sample splitting certifies a larger share of
+# the best effect than the single-stage trial. The control is the same two-stage design with
+# the number of kept arms drawn at random: if it passed too, the gain would come from screening
+# as such, not from choosing $k$ from the data. The certificate's miss rate is also checked (it
+# stays far below $\delta$ because Hoeffding widths are conservative for these effects; that is
+# a sanity check, not evidence for the design).
 
 # %%
 trials = CONFIG["trials"]
-df = simulate(
-    {k: LABELS[k] for k in ("Sample split", "Single stage")},
-    trials,
-    np.random.default_rng(0),
-    n_arms=n,
-    budget=budget,
-    first_frac=CONFIG["first_frac"],
-    delta=delta,
-)
-summary = df.groupby("design").agg(normalized=("normalized", "mean"), miss=("miss", "mean"))
-gain = float(summary.normalized["Sample split"] - summary.normalized["Single stage"])
-miss_split = float(summary.miss["Sample split"])
+per_seed = []
+for seed in range(CONFIG["seeds"]):
+    df = simulate(
+        {k: LABELS[k] for k in ("Sample split", "Single stage", "Random k")},
+        trials,
+        np.random.default_rng(seed),
+        n_arms=n,
+        budget=budget,
+        first_frac=CONFIG["first_frac"],
+        delta=delta,
+    )
+    per_seed.append(
+        df.groupby("design").agg(normalized=("normalized", "mean"), miss=("miss", "mean"))
+    )
+normalized = pd.DataFrame([s.normalized for s in per_seed])
+gains = normalized["Sample split"] - normalized["Single stage"]
+gains_random = normalized["Random k"] - normalized["Single stage"]
+gain = float(gains.mean())
+miss_split = float(max(s.miss["Sample split"] for s in per_seed))
 runtime_s = time.perf_counter() - t_start
 assert miss_split <= delta, f"sample splitting missed in {miss_split:.1%} of trials"
 claim(
     "two-stage-rct/1_step_by_step/split_gain",
-    "Over many trials, sample splitting certifies a larger share of the best effect than a "
-    "single-stage trial with the same budget",
+    "Over many trials and in every seed, sample splitting certifies a larger share of the best "
+    "effect than a single-stage trial with the same budget (by more than 0.03); the same two "
+    "stages with k drawn at random do not",
     paper="about 0.91 vs 0.85 of the best effect at a 30 % first stage (Fig. 1)",
-    value=gain,
+    value=gains.to_numpy(),
     check=greater(0.03),
-    verdict="illustrated",
+    control=("random k", gains_random.to_numpy()),
+    verdict="reproduced",
     fmt=".3f",
     numbers={
-        "sample split": summary.normalized["Sample split"],
-        "single stage": summary.normalized["Single stage"],
-        "miss rate": miss_split,
+        "sample split": normalized["Sample split"].mean(),
+        "single stage": normalized["Single stage"].mean(),
+        "largest miss rate": miss_split,
     },
-    seeds=1,
 )
 glue("gain", gain)
 glue("miss_split", miss_split)

@@ -131,7 +131,7 @@ settings = {
     "Beta(8,8)": {"mu_dist": "beta", "alpha": 8, "beta": 8},
     "Beta(32,32)": {"mu_dist": "beta", "alpha": 32, "beta": 32},
 }
-designs = {k: LABELS[k] for k in ("Sample split", "Best arm (k=1)", "Single stage")}
+designs = {k: LABELS[k] for k in ("Sample split", "Best arm (k=1)", "Random k", "Single stage")}
 rows = []
 for name, setting in settings.items():
     for correction in ("none", "bonferroni"):
@@ -163,15 +163,16 @@ for ax, metric, label in [
     for i, design in enumerate(designs):
         for j, correction in enumerate(("none", "bonferroni")):
             vals = [summary.loc[(n_, correction, design), metric] for n_ in names]
-            xs = np.arange(len(names)) + (2 * i + j - 2.5) * 0.13
-            ax.bar(
-                xs,
-                vals,
-                0.13,
-                color=plotting.method_color(design),
-                alpha=1.0 if correction == "none" else 0.45,
-                label=f"{design}, {'uncorrected' if correction == 'none' else 'Bonferroni'}",
-            )
+            xs = np.arange(len(names)) + (2 * i + j - 3.5) * 0.1
+            style = {
+                "color": plotting.method_color(design),
+                "alpha": 1.0 if correction == "none" else 0.45,
+                "label": f"{design}, {'uncorrected' if correction == 'none' else 'Bonferroni'}",
+            }
+            if metric == "miss":  # rates: bars from 0
+                ax.bar(xs, vals, 0.1, **style)
+            else:  # certificates: dots, so the axis need not start at 0
+                ax.plot(xs, vals, "o" if correction == "none" else "s", ms=7, ls="none", **style)
     ax.set(
         xticks=np.arange(len(names)),
         xticklabels=names,
@@ -180,7 +181,7 @@ for ax, metric, label in [
     )
 axes[0].set_ylim(0.6, 0.95)
 axes[1].axhline(DELTA, c="0.5", ls="--")
-axes[0].set_title("Certificates (faded: Bonferroni)")
+axes[0].set_title("Certificates (faded squares: Bonferroni)")
 axes[1].set_title("Miss rates (dashed: $\\delta$)")
 axes[1].legend(fontsize=7, ncol=1, loc="upper left")
 plotting.panel_labels(axes)
@@ -194,9 +195,10 @@ plt.show()
 # (a) The correction lowers every certificate, but the single stage's most, since it corrects
 # for ten arms: corrected, sample splitting beats the single stage in all three settings,
 # including Beta(32, 32), where uncorrected it did not. Keeping only the best arm needs no
-# correction at all ($k = 1$), and with bunched effects it is then the best of the three. Against
-# the single stage, the two-stage advantage grows once the certificates are made valid for the
-# maximum.
+# correction at all ($k = 1$), and with bunched effects it is then the best of the four. Even a
+# random $k$ beats the corrected single stage, by less: against a single stage, any screening
+# gains once the certificates are made valid for the maximum, so this comparison says little
+# about *how* $k$ is chosen.
 
 # %% [markdown]
 # ## Claim check
@@ -214,6 +216,7 @@ corr = res[res.correction == "bonferroni"].pivot_table(
     index=["effects", "seed"], columns="design", values="normalized"
 )
 gain_corrected = corr["Sample split"] - corr["Single stage"]
+gain_random_corrected = corr["Random k"] - corr["Single stage"]
 max_miss_corrected = float(res[res.correction == "bonferroni"].miss.max())
 assert max_miss_corrected <= DELTA, max_miss_corrected
 unc = summary.xs("none", level="correction")
@@ -242,6 +245,9 @@ claim(
     value=gain_corrected.to_numpy(),
     check=greater(0.0),
     verdict="illustrated",
+    caveat="not a test of the design: the corrected single stage pays for ten arms, so any "
+    f"two-stage design that keeps fewer wins here (a random k by {gain_random_corrected.mean():.3f}"
+    f" on average, sample splitting by {gain_corrected.mean():.3f})",
     fmt=".3f",
     over="(effects, seed) pairs",
     seeds=int(corr.index.get_level_values("seed").nunique()),
