@@ -1,5 +1,7 @@
 """Unit tests of icml25.sparse_pca: known answers, statistical behaviour, invariances, errors."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -7,6 +9,7 @@ from icml25.sparse_pca import (
     column_statistics,
     covariance_thresholding,
     diagonal_thresholding,
+    loglog_slope,
     sample_complexity_grid,
     sample_covariance,
     sin_theta,
@@ -216,6 +219,32 @@ def test_sklearn_baseline_returns_k_sparse_unit_vector():
     assert np.count_nonzero(v_hat) <= 4 and np.isclose(np.linalg.norm(v_hat), 1.0)
 
 
+def test_eigen_init_is_the_restricted_top_eigenvector():
+    X, v, support = spiked_covariance_data(3000, 120, 8, 4.0, seed=3)
+    v_hat = threshold_column(X, 8, init="eigen")
+    idx = np.flatnonzero(v_hat)
+    assert set(idx) == set(np.flatnonzero(threshold_column(X, 8)))  # the same support S
+    S = X[:, idx].T @ X[:, idx] / X.shape[0]
+    vals, vecs = np.linalg.eigh(S)
+    assert np.isclose(abs(vecs[:, -1] @ v_hat[idx]), 1.0)
+    assert np.isclose(np.linalg.norm(v_hat), 1.0)
+    # on the true support, the restricted eigenvector is at least as close to v as the column
+    assert sin_theta(v_hat, v) <= sin_theta(threshold_column(X, 8), v) + 1e-9
+    with pytest.raises(ValueError, match="init"):
+        threshold_column(X, 8, init="power")
+
+
+def test_loglog_slope_known_answers():
+    x = np.array([100.0, 200, 400, 800, 1600])
+    slope, lo, hi = loglog_slope(x, 3.0 * x**-0.5 * np.exp([0.01, -0.01, 0.02, 0.0, -0.02]))
+    assert lo < -0.5 < hi and abs(slope + 0.5) < 0.03
+    assert loglog_slope(x, x**2)[0] == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="positive"):
+        loglog_slope(x, -x)
+    with pytest.raises(ValueError, match="length"):
+        loglog_slope(x[:2], x[:2])
+
+
 # --- bad input -------------------------------------------------------------------------------
 
 X_OK = np.ones((10, 6))
@@ -252,5 +281,6 @@ S_OK = np.eye(6)
     ],
 )
 def test_bad_input_raises_naming_the_argument(call, exc, arg):
-    with pytest.raises(exc, match=arg):
+    # the argument's name as a whole word: "k" must not match the k of "kind" or "k-th"
+    with pytest.raises(exc, match=rf"(?<![\w-]){re.escape(arg)}(?![\w-])"):
         call()

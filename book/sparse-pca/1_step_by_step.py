@@ -120,14 +120,22 @@ axes[1].axhline(
     dt_cut, ls="--", c=plotting.method_color("Diagonal thresholding"), label="k-th largest (DT cut)"
 )
 axes[1].annotate("$i^\\star$", (i_star, d[i_star] - 1), xytext=(8, -4), textcoords="offset points")
-axes[1].set(title="Diagonal $\\hat\\Sigma_{jj} - 1$", xlabel="coordinate j")
+axes[1].set(
+    title="Diagonal $\\hat\\Sigma_{jj} - 1$",
+    xlabel="coordinate j",
+    ylabel="$\\hat\\Sigma_{jj} - 1$",
+)
 axes[1].legend(loc="center right")
 col_cut = np.sort(np.abs(column))[-k]
 axes[2].scatter(np.flatnonzero(~on), column[~on], s=6, c="0.6")
 axes[2].scatter(np.flatnonzero(on), column[on], s=14, c=plotting.method_color("Thresholding"))
 for sgn in (1, -1):
     axes[2].axhline(sgn * col_cut, ls="--", c=plotting.method_color("Thresholding"))
-axes[2].set(title="Column $\\hat\\Sigma_{:,i^\\star} - e_{i^\\star}$", xlabel="coordinate j")
+axes[2].set(
+    title="Column $\\hat\\Sigma_{:,i^\\star} - e_{i^\\star}$",
+    xlabel="coordinate j",
+    ylabel="$(\\hat\\Sigma_{:,i^\\star} - e_{i^\\star})_j$",
+)
 plotting.panel_labels(axes)
 fig.suptitle(
     "The column of the largest diagonal entry separates the support; the diagonal does not"
@@ -136,7 +144,7 @@ plt.show()
 
 # %% [markdown]
 # **What to see.** (a) The spike has one large and $k-1$ small entries. (b) On the diagonal the
-# small support entries (blue) drown in the noise of the $p-k$ other coordinates: the dashed
+# small support entries (orange) drown in the noise of the $p-k$ other coordinates: the dashed
 # line, the $k$-th largest diagonal entry, lets many wrong coordinates in. Only the single large
 # entry stands out, and that is all the thresholding estimator takes from the diagonal. (c) The
 # column $\hat\Sigma_{:,i^\star} - e_{i^\star}$ has population value $\lambda v_{i^\star} v$: every

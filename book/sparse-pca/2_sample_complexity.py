@@ -22,8 +22,15 @@
 # measures the **probability of recovering the exact support** against the rescaled sample size
 # $c = n/(k\log p)$ for several $(k, p)$: if a method needs $n \propto k\log p$, its curves
 # collapse onto one; if it needs $n \propto k^2\log p$, they shift right as $k$ grows. It then
-# compares the estimation error of the one-shot and two-stage estimators, and ends with the
-# method's limit: a *flat* spike, for which $\lambda\|v\|_\infty \gtrsim 1$ fails.
+# fits the two-stage estimator's error rate in $n$ and in $k$, compares our initialiser with the
+# authors' (their released code, `jxying/spca`), and ends with the method's limit: a *flat*
+# spike, for which $\lambda\|v\|_\infty \gtrsim 1$ fails at $\lambda = 4$ and holds again at
+# the $\lambda = 10$ of the authors' demo.
+#
+# The headline regime here, a **spiky** spike with one entry of size 0.7 and $\lambda = 4$, is
+# this chapter's own choice (it puts the theorem's condition $\lambda\|v\|_\infty \gtrsim 1$
+# comfortably in force at small $n$); the authors' demo uses a flat $\pm 1/\sqrt k$ spike with
+# $\lambda = 10$ and $n = 1000\,k\log p$, far more samples than a laptop grid affords.
 #
 # At `small` scale the grid takes about a minute on one CPU thread. Set
 # `os.environ["ICML25_SCALE"] = "large"` before the set-up cell for larger $p$, more trials and a
@@ -51,11 +58,17 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import seaborn as sns
 
 from icml25.common import glue, plotting, setup
-from icml25.common.claims import claim, greater, less
-from icml25.sparse_pca import sample_complexity_grid, success_table, transition_table
+from icml25.common.claims import claim, greater, less, within
+from icml25.sparse_pca import (
+    loglog_slope,
+    sample_complexity_grid,
+    success_table,
+    transition_table,
+)
 
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
@@ -67,7 +80,9 @@ CONFIG = {
         "trials": 20,
         "lam": 4.0,
         "flat_ps": [500],
-        "flat_cs": [1, 2, 4, 8, 16, 32],
+        "flat_cs": [0.5, 1, 2, 4, 8, 16, 32],
+        "flat_lams": [4.0, 10.0],
+        "flat_seeds": 3,
     },
     "large": {
         "ks": [10, 20, 40],
@@ -76,7 +91,9 @@ CONFIG = {
         "trials": 30,
         "lam": 4.0,
         "flat_ps": [1000],
-        "flat_cs": [1, 2, 4, 8, 16, 32, 64],
+        "flat_cs": [0.5, 1, 2, 4, 8, 16, 32, 64],
+        "flat_lams": [4.0, 10.0],
+        "flat_seeds": 5,
     },
 }[SCALE]
 SEED = 0
@@ -86,14 +103,30 @@ print(SCALE, CONFIG)
 # ## The grid
 #
 # For every $k$, $p$ and $c$ we draw `trials` independent instances of the spiky model
-# ($\lambda = 4$, $\|v\|_\infty = 0.7$), set $n = \lceil c\,k\log p\rceil$, and run four
+# ($\lambda = 4$, $\|v\|_\infty = 0.7$), set $n = \lceil c\,k\log p\rceil$, and run the
 # estimators on the same data: **thresholding** and the **two-stage** estimator of the paper,
+# each with our initialiser (the normalised truncated column) and with the authors' (the top
+# eigenvector of $\hat\Sigma$ restricted to the column's top-$k$ support, "eigen init"),
 # **diagonal thresholding** {cite:p}`johnstone2009consistency`, and **covariance
 # thresholding** {cite:p}`krauthgamer2015semidefinite,deshpande2016covariance`. A trial is a
 # success when the $k$ largest entries of $\hat v$ are exactly the support of $v$.
+#
+# Our covariance thresholding is a simplified version: it soft-thresholds the off-diagonal of
+# $\hat\Sigma - I$ at $\tau/\sqrt n$ (about 0.13 here) but not the diagonal, and uses no sample
+# splitting. In the spiky model that keeps essentially row and column $i^\star$, whose entries
+# are $\lambda v_{i^\star} v_j$: it then does what thresholding does, which is why the two
+# match below. That is a teaching point about this regime, not a property of the literature's
+# version.
 
 # %%
-methods = ["Thresholding", "Two-stage", "Diagonal thresholding", "Covariance thresholding"]
+methods = [
+    "Thresholding",
+    "Thresholding (eigen init)",
+    "Two-stage",
+    "Two-stage (eigen init)",
+    "Diagonal thresholding",
+    "Covariance thresholding",
+]
 grid = sample_complexity_grid(
     methods, CONFIG["ks"], CONFIG["ps"], CONFIG["cs"], CONFIG["lam"], CONFIG["trials"], seed=SEED
 )
@@ -193,19 +226,45 @@ plt.show()
 #
 # The second stage, truncated power iterations started at the thresholding estimate, targets the
 # minimax rate $\sin\angle(\hat v, v) \asymp \sqrt{k\log p / n}$ with a better constant than the
-# one-shot estimator, whose error carries a factor $1/(\lambda |v_{i^\star}|)$. Below: the mean
-# error against $n$ for one $(k, p)$, on log-log axes, with a slope $-1/2$ guide.
+# one-shot estimator, whose error carries a factor $1/(\lambda |v_{i^\star}|)$. Rather than
+# draw a guide line, we **fit** the rate: the slope of $\log\sin\angle$ against $\log n$ over
+# every trial past the transition ($c \ge 8$) for one $(k, p)$, with a 95 % confidence interval;
+# and, at fixed $c = n/(k\log p) = 16$, the slope against $\log k$, which the rate
+# $\sqrt{k\log p/n} = 1/\sqrt c$ predicts to be 0. Diagonal thresholding, which has not found
+# the support at these $c$ for the larger $k$, is the control of both fits.
+
+# %%
+k_show, p_show = CONFIG["ks"][1], CONFIG["ps"][-1]
+c_fix = 16
+
+
+def rate_in_n(method):
+    g = grid[(grid.method == method) & (grid.k == k_show) & (grid.p == p_show) & (grid.c >= 8)]
+    return loglog_slope(g.n.to_numpy(), g.sin_theta.to_numpy())
+
+
+def rate_in_k(method):
+    g = grid[(grid.method == method) & (grid.c == c_fix)]
+    return loglog_slope(g.k.to_numpy(), g.sin_theta.to_numpy())
+
+
+rates = pd.DataFrame(
+    {m: [*rate_in_n(m), *rate_in_k(m)] for m in ["Two-stage", "Diagonal thresholding"]},
+    index=["slope in n", "lo", "hi", f"slope in k (c={c_fix})", "lo ", "hi "],
+)
+rates.round(3)
 
 # %% tags=["hide-input"]
-k_show, p_show = CONFIG["ks"][1], CONFIG["ps"][-1]
 sel = table[(table.k == k_show) & (table.p == p_show)]
 fig, ax = plt.subplots(figsize=plotting.figsize("single"))
 for method in methods:
     g = sel[sel.method == method]
     ax.plot(g.n, g.sin_theta, marker="o", ms=4, c=plotting.method_color(method), label=method)
-n_ref = sel.n.unique()
-ref = sel[(sel.method == "Two-stage")].sin_theta.to_numpy()[-1] * np.sqrt(n_ref[-1] / n_ref)
-ax.plot(n_ref, ref, "k:", lw=1, label="slope $-1/2$")
+b, lo, hi = rate_in_n("Two-stage")
+past_n = np.sort(sel[sel.c >= 8].n.unique())
+g2 = sel[(sel.method == "Two-stage") & (sel.c >= 8)]
+anchor = np.exp(np.mean(np.log(g2.sin_theta)) - b * np.mean(np.log(g2.n)))
+ax.plot(past_n, anchor * past_n**b, "k:", lw=1.5, label=f"fit: slope {b:.2f} [{lo:.2f}, {hi:.2f}]")
 ax.set(
     xscale="log",
     yscale="log",
@@ -220,8 +279,10 @@ plt.show()
 
 # %% [markdown]
 # **What to see.** Once $n$ is past the transition, every method but diagonal thresholding
-# falls along the $n^{-1/2}$ guide. The two-stage estimator is below the one-shot thresholding
-# estimator at every $n$ past the transition, but by a modest factor here (glued below): with
+# falls like $n^{-1/2}$; the dotted line is the fitted two-stage rate (its slope and 95 %
+# interval in the legend, and in the table above, next to the control). The two-stage
+# estimator is below the one-shot thresholding estimator at every $n$ past the transition, but
+# by a modest factor here (glued below): with
 # $\|v\|_\infty = 0.7$ the constant $1/(\lambda|v_{i^\star}|)$ is already small. Covariance
 # thresholding ends with the same restricted eigenvector as the two-stage estimator, so the two
 # curves coincide once both have found the support.
@@ -232,73 +293,116 @@ plt.show()
 # The guarantee needs $\lambda\|v\|_\infty \gtrsim 1$. With a **flat** spike, all $k$ entries
 # $\pm 1/\sqrt k$, we have $\lambda\|v\|_\infty = \lambda/\sqrt k$, which falls below 1 as $k$
 # grows at fixed $\lambda = 4$ ($1.26$, $0.89$, $0.63$ for $k = 10, 20, 40$). The column of
-# $i^\star$ then has signal $\lambda/k$ per entry, no better than the diagonal.
+# $i^\star$ then has signal $\lambda/k$ per entry, no better than the diagonal. At the
+# authors' $\lambda = 10$ the condition holds again ($3.16$, $2.24$, $1.58$).
 
 # %%
-flat = sample_complexity_grid(
-    ["Thresholding", "Two-stage", "Diagonal thresholding"],
-    CONFIG["ks"],
-    CONFIG["flat_ps"],
-    CONFIG["flat_cs"],
-    CONFIG["lam"],
-    CONFIG["trials"],
-    shape="flat",
-    seed=SEED,
-)
-flat_table = success_table(flat)
-flat_c50 = transition_table(flat)
-flat_c50.pivot_table(index=["k", "p"], columns="method", values="c50").round(1)
+flat, flat_table, flat_c50 = {}, {}, {}
+for lam in CONFIG["flat_lams"]:
+    flat[lam] = sample_complexity_grid(
+        ["Thresholding", "Two-stage", "Diagonal thresholding"],
+        CONFIG["ks"],
+        CONFIG["flat_ps"],
+        CONFIG["flat_cs"],
+        lam,
+        CONFIG["trials"],
+        shape="flat",
+        seed=SEED,
+    )
+    flat_table[lam] = success_table(flat[lam])
+    flat_c50[lam] = transition_table(flat[lam])
+pd.concat(
+    {lam: t.set_index(["method", "k", "p"]).c50 for lam, t in flat_c50.items()}, axis=1
+).round(1)
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 3, figsize=plotting.figsize("wide"), sharey=True)
-for ax, method in zip(axes, ["Thresholding", "Two-stage", "Diagonal thresholding"], strict=True):
-    for (k, _p), g in flat_table[flat_table.method == method].groupby(["k", "p"]):
-        ax.plot(
-            g.c,
-            g.success,
-            marker="o",
-            ms=3,
-            c=k_colors[k],
-            label=f"k={k}: $\\lambda\\|v\\|_\\infty$={CONFIG['lam'] / np.sqrt(k):.2f}",
-        )
-    ax.set(xscale="log", xlabel="$n / (k \\log p)$", title=method, ylim=(-0.03, 1.03))
-axes[0].set_ylabel("P(support recovered)")
-axes[0].legend(fontsize=8)
-plotting.panel_labels(axes)
+flat_methods = ["Thresholding", "Two-stage", "Diagonal thresholding"]
+fig, axes = plt.subplots(2, 3, figsize=plotting.figsize("grid"), sharey=True, sharex=True)
+for row, lam in zip(axes, CONFIG["flat_lams"], strict=True):
+    for ax, method in zip(row, flat_methods, strict=True):
+        t = flat_table[lam]
+        for (k, _p), g in t[t.method == method].groupby(["k", "p"]):
+            ax.plot(
+                g.c,
+                g.success,
+                marker="o",
+                ms=3,
+                c=k_colors[k],
+                label=f"k={k}: $\\lambda\\|v\\|_\\infty$={lam / np.sqrt(k):.2f}",
+            )
+        ax.set(xscale="log", title=f"{method}, $\\lambda$ = {lam:g}", ylim=(-0.03, 1.03))
+    row[0].set_ylabel("P(support recovered)")
+    row[0].legend(fontsize=7)
+for ax in axes[1]:
+    ax.set_xlabel("$n / (k \\log p)$")
+plotting.panel_labels(axes.ravel())
 fig.suptitle(
-    "With a flat spike ($\\lambda\\|v\\|_\\infty < 1$) one-shot thresholding loses its "
-    "$k\\log p$ scaling"
+    "Flat spike: at $\\lambda = 4$ ($\\lambda\\|v\\|_\\infty < 1$ for large k) one-shot "
+    "thresholding loses its $k\\log p$ scaling; at $\\lambda = 10$ it loses less"
 )
 plt.show()
 
 # %% [markdown]
-# **What to see.** (a) With a flat spike the thresholding curves no longer collapse: they move
-# right as $k$ grows and $\lambda\|v\|_\infty$ falls, as the theory's condition predicts. (b) In
-# this miniature the truncated power stage rescues it: the two-stage curves stay together. That
-# is an observation at $\lambda = 4$, not a guarantee of the paper. (c) Diagonal thresholding
-# still needs the most samples.
+# **What to see.** (a) At $\lambda = 4$ the thresholding curves no longer collapse: they move
+# right as $k$ grows and $\lambda\|v\|_\infty$ falls, as the theory's condition predicts.
+# (b) The truncated power stage rescues it here: the two-stage curves stay together and
+# succeed at small $c$. The reason is the power step itself:
+# $\hat\Sigma x \approx x + \lambda\langle v, x\rangle v$, so every correctly chosen coordinate
+# of $x$ adds to the signal that all the other support coordinates receive. With a flat spike
+# all $k$ entries are equal, so a start that holds only part of the support already lifts every
+# missing entry to $\lambda\langle v, x\rangle/\sqrt k$, above the noise, and the next
+# truncation picks them up; with a spiky spike the small entries receive only their own small
+# $v_j$. That is an observation at this size, not a guarantee of the paper. (c) Diagonal
+# thresholding still needs the most samples. (d)-(f) At the authors' $\lambda = 10$ the
+# condition holds for every $k$; the thresholding curves move right much less than at
+# $\lambda = 4$, but not as little as with the spiky spike (the claim check gives the numbers,
+# over several grid seeds): $\lambda\|v\|_\infty$ still halves from $k = 10$ to $k = 40$.
 
 # %% [markdown]
 # ## Claim check
 #
-# What the figures show, asserted with margins that held over several grid seeds:
-# thresholding's $c_{50}$ is the same for all $(k, p)$ within a factor 2, and it succeeds in
-# at least 90% of trials at $c = 8$; diagonal thresholding's $c_{50}$ grows at least 1.5-fold
-# from each $k$ to the next (or is never reached) and it fails at $c = 8$; covariance
-# thresholding's $c_{50}$ is within a factor 1.5 of thresholding's; the two-stage error is below
-# thresholding's in every $(k, p)$ cell past the transition ($c \ge 8$); and with a flat spike
-# thresholding's $c_{50}$ at the largest $k$ is at least twice that at the smallest.
+# The claims, each with a control that must fail the same check:
+#
+# - the **sample-size law**: fitting $\log(c_{50}\,k) = a + b\log k$ over all $(k, p)$ gives the
+#   exponent $b$ of $n_{50} \propto k^b\log p$; thresholding's must be nearer 1 than 2 ($b < 1.5$),
+#   diagonal thresholding's (the control) not;
+# - diagonal thresholding's $c_{50}$ grows at least 1.5-fold at each step of $k$; thresholding's
+#   (the control) does not;
+# - the **rate** of the two-stage error: slope in $n$ within 0.15 of $-1/2$ and slope in $k$ at
+#   fixed $c$ within 0.15 of 0; diagonal thresholding is the control of both;
+# - the authors' initialiser against ours: the two-stage error with our start is at most 1 %
+#   above the one with the authors' start, past the transition (if not, their start should be
+#   the default);
+# - the condition $\lambda\|v\|_\infty \gtrsim 1$: with a flat spike at $\lambda = 4$,
+#   thresholding's $c_{50}$ grows at least 2-fold from the smallest to the largest $k$, in every
+#   grid seed; with the spiky spike (the control, where the condition holds) it does not. The
+#   same growth at the authors' $\lambda = 10$ is reported next to it.
+#
+# Sanity checks, asserted but not counted as evidence: thresholding succeeds in at least 90 % of
+# trials at $c = 8$ and diagonal thresholding fails there; covariance thresholding (simplified, see
+# above) is within a factor 1.5 of thresholding's $c_{50}$.
 
 # %%
 cc = c50.set_index(["method", "k", "p"]).c50
 thr, dt, ct = cc["Thresholding"], cc["Diagonal thresholding"], cc["Covariance thresholding"]
 at8 = table[table.c == 8].set_index(["method", "k", "p"]).success
-spread_thr = float(thr.max() / thr.min())
 assert np.isfinite(thr).all(), thr
-dt_finite = dt[np.isfinite(dt)]
-spread_dt = float(dt_finite.max() / dt_finite.min())
 assert (at8["Thresholding"] >= 0.9).all(), at8["Thresholding"]
 assert (at8["Diagonal thresholding"] <= 0.1).all(), at8["Diagonal thresholding"]
+spread_thr = float(thr.max() / thr.min())
+ct_ratio = float((ct / thr).max())
+assert ct_ratio < 1.5, f"covariance thresholding needed {ct_ratio:.2f}x thresholding's c50"
+
+
+def exponent(c50s):
+    """b in n_50 = c_50 k log p  proportional to  k^b log p, fitted over the finite (k, p)."""
+    finite = c50s[np.isfinite(c50s)]
+    ks_ = finite.index.get_level_values("k").to_numpy(dtype=float)
+    return loglog_slope(ks_, finite.to_numpy() * ks_)
+
+
+b_thr, b_thr_lo, b_thr_hi = exponent(thr)
+b_dt, b_dt_lo, b_dt_hi = exponent(dt)
 dt_growth, thr_growth = [], []
 for p in CONFIG["ps"]:
     for k_lo, k_hi in zip(CONFIG["ks"][:-1], CONFIG["ks"][1:], strict=True):
@@ -307,19 +411,42 @@ for p in CONFIG["ps"]:
             hi = dt[(k_hi, p)] if np.isfinite(dt[(k_hi, p)]) else max(CONFIG["cs"])
             dt_growth.append(hi / dt[(k_lo, p)])
             thr_growth.append(thr[(k_hi, p)] / thr[(k_lo, p)])
-ct_ratio = float((ct / thr).max())
-assert ct_ratio < 1.5, f"covariance thresholding needed {ct_ratio:.2f}x thresholding's c50"
 
 past = table[table.c >= 8].set_index(["method", "k", "p", "c"]).sin_theta
 err_ratio = (past["Two-stage"] / past["Thresholding"]).groupby(["k", "p"]).mean()
-assert (err_ratio < 1).all(), err_ratio
 mean_err_ratio = float(err_ratio.mean())
-
-fc = flat_c50.set_index(["method", "k", "p"]).c50["Thresholding"]
-flat_shift = float(
-    np.min([fc[(CONFIG["ks"][-1], p)] / fc[(CONFIG["ks"][0], p)] for p in CONFIG["flat_ps"]])
+init_ratio = (past["Two-stage"] / past["Two-stage (eigen init)"]).groupby(["k", "p"]).mean()
+oneshot_init_ratio = float(
+    (past["Thresholding"] / past["Thresholding (eigen init)"]).groupby(["k", "p"]).mean().mean()
 )
-assert flat_shift >= 2, f"flat spike: thresholding c50 grew only {flat_shift:.2f}x with k"
+
+n_rate, k_rate = rates.loc["slope in n"], rates.loc[f"slope in k (c={c_fix})"]
+
+
+def growth(c50s):
+    """c50 at the largest k over c50 at the smallest k (the smallest over p)."""
+    fc = c50s.set_index(["method", "k", "p"]).c50["Thresholding"]
+    ps_ = fc.index.get_level_values("p").unique()
+    return float(np.min([fc[(CONFIG["ks"][-1], p)] / fc[(CONFIG["ks"][0], p)] for p in ps_]))
+
+
+flat_growths = {lam: [growth(flat_c50[lam])] for lam in CONFIG["flat_lams"]}
+for seed in range(1, CONFIG["flat_seeds"]):  # more grid seeds, thresholding only
+    for lam in CONFIG["flat_lams"]:
+        g = sample_complexity_grid(
+            ["Thresholding"],
+            CONFIG["ks"],
+            CONFIG["flat_ps"],
+            CONFIG["flat_cs"],
+            lam,
+            CONFIG["trials"],
+            shape="flat",
+            seed=SEED + seed,
+            progress=False,
+        )
+        flat_growths[lam].append(growth(transition_table(g)))
+flat_shift, flat_shift_10 = np.mean(flat_growths[4.0]), np.mean(flat_growths[10.0])
+spiky_growth = growth(c50)
 runtime_s = time.perf_counter() - t_start
 
 thr_c50 = float(thr.median())
@@ -327,16 +454,21 @@ dt_c50_small_k = float(dt[(CONFIG["ks"][0], CONFIG["ps"][-1])])
 dt_c50_mid_k = float(dt[(CONFIG["ks"][1], CONFIG["ps"][-1])])
 dt_c50_big_k = float(dt[(CONFIG["ks"][-1], CONFIG["ps"][-1])])
 claim(
-    "sparse-pca/2_sample_complexity/thr_c50_flat_in_klogp",
-    "Thresholding's 50 % success point sits at the same n / (k log p) for every k and p "
-    "(spread of c50 below 2x); diagonal thresholding's does not",
-    paper="n = Omega(k log p) if lambda = Omega(1/||v||_inf) (theorem)",
-    value=spread_thr,
-    check=less(2.0),
-    control=("diagonal thresholding (finite c50 only)", spread_dt),
+    "sparse-pca/2_sample_complexity/sample_size_exponent",
+    "The sample size thresholding needs grows like k log p, not k^2 log p: the fitted exponent b "
+    "of n_50 ~ k^b log p is nearer 1 than 2 (b < 1.5); diagonal thresholding's is not",
+    paper="n = Omega(k log p) if lambda = Omega(1/||v||_inf) (theorem), against k^2 log p",
+    value=b_thr,
+    check=less(1.5),
+    control=("diagonal thresholding (finite c50 only)", b_dt),
     verdict="reproduced",
     seeds=CONFIG["trials"],
-    numbers={"thresholding c50 (median, k log p units)": thr_c50},
+    numbers={
+        "95 % CI low": b_thr_lo,
+        "high": b_thr_hi,
+        "thresholding c50 (median, k log p units)": thr_c50,
+        "spread of c50": spread_thr,
+    },
     fmt=".2f",
 )
 claim(
@@ -355,19 +487,65 @@ claim(
     fmt=".2f",
 )
 claim(
-    "sparse-pca/2_sample_complexity/two_stage_error_ratio",
-    "Past the transition, the two-stage estimator's error is below thresholding's at every (k, p)",
+    "sparse-pca/2_sample_complexity/two_stage_rate_in_n",
+    f"Past the transition (k = {k_show}, p = {p_show}), the two-stage error falls like n^(-1/2): "
+    "the fitted slope is within 0.15 of -0.5; diagonal thresholding's is not",
     paper="minimax rate sqrt(k log p / n) for the two-stage estimator",
-    value=err_ratio.to_numpy(),
-    check=less(1.0),
+    value=n_rate["Two-stage"],
+    check=within(-0.5, 0.15),
+    control=("diagonal thresholding", n_rate["Diagonal thresholding"]),
+    verdict="reproduced",
+    seeds=CONFIG["trials"],
+    numbers={"95 % CI low": rates.loc["lo", "Two-stage"], "high": rates.loc["hi", "Two-stage"]},
+    fmt=".2f",
+)
+claim(
+    "sparse-pca/2_sample_complexity/two_stage_rate_in_k",
+    f"At fixed c = n / (k log p) = {c_fix}, the two-stage error does not grow with k: the fitted "
+    "slope in k is within 0.15 of 0; diagonal thresholding's is not",
+    paper="minimax rate sqrt(k log p / n), i.e. 1/sqrt(c)",
+    value=k_rate["Two-stage"],
+    check=within(0.0, 0.15),
+    control=("diagonal thresholding", k_rate["Diagonal thresholding"]),
+    verdict="reproduced",
+    seeds=CONFIG["trials"],
+    fmt=".2f",
+)
+claim(
+    "sparse-pca/2_sample_complexity/our_init_as_good",
+    "Past the transition, the two-stage error with our initialiser (the truncated column) is at "
+    "most 1 % above the one with the authors' (the restricted top eigenvector), at every (k, p)",
+    paper="the authors' code starts the power iterations at the restricted top eigenvector",
+    value=init_ratio.to_numpy(),
+    check=less(1.01),
     verdict="illustrated",
+    caveat=f"the one-shot estimator itself is better with the authors' start (error ratio "
+    f"{oneshot_init_ratio:.2f}), as it must be: the restricted eigenvector is the best unit "
+    "vector on the same support",
     over="(k, p) settings",
     seeds=CONFIG["trials"],
-    numbers={"covariance thresholding / thresholding c50 (max)": ct_ratio},
+    numbers={"two-stage / thresholding error": mean_err_ratio},
+    fmt=".3f",
+)
+claim(
+    "sparse-pca/2_sample_complexity/flat_spike_condition",
+    "With a flat spike at lambda = 4 (lambda ||v||_inf = 4 / sqrt(k), below 1 for large k), "
+    "thresholding's c50 grows at least 2x from the smallest to the largest k, in every grid "
+    "seed; with the spiky spike, where the condition holds, it does not",
+    paper="the guarantee needs lambda ||v||_inf of order 1 (assumption of the theorem)",
+    value=flat_growths[4.0],
+    check=greater(2.0),
+    control=("spiky spike (seed 0)", spiky_growth),
+    verdict="reproduced",
+    caveat=f"at the authors' lambda = 10 (lambda ||v||_inf >= 1.58) the growth is smaller but "
+    f"still {min(flat_growths[10.0]):.1f}x to {max(flat_growths[10.0]):.1f}x over the seeds",
+    numbers={"growth at lambda = 10": flat_shift_10},
     fmt=".2f",
 )
 glue("thr_c50", thr_c50, display=False)
 glue("spread_thr", spread_thr, display=False)
+glue("b_thr", b_thr, display=False)
+glue("b_dt", b_dt, display=False)
 glue("dt_c50_small_k", dt_c50_small_k, display=False)
 glue("dt_c50_mid_k", dt_c50_mid_k, display=False)
 glue("dt_c50_big_k", dt_c50_big_k, display=False)
@@ -375,6 +553,11 @@ glue("dt_growth_min", float(np.min(dt_growth)), display=False)
 glue("ct_ratio", ct_ratio, display=False)
 glue("err_ratio", mean_err_ratio, display=False)
 glue("err_gain_pct", 100 * (1 - mean_err_ratio), display=False)
+glue("rate_n", float(n_rate["Two-stage"]), display=False)
+glue("rate_k", float(k_rate["Two-stage"]), display=False)
+glue("init_ratio_max", float(init_ratio.max()), display=False)
+glue("oneshot_init_ratio", oneshot_init_ratio, display=False)
 glue("flat_shift", flat_shift, display=False)
+glue("flat_shift_10", flat_shift_10, display=False)
 glue("trials", CONFIG["trials"], display=False)
 glue("runtime_s", runtime_s, display=False)

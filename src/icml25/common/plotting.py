@@ -31,6 +31,8 @@ METHOD_COLORS: dict[str, str] = {
     # sparse PCA
     "Thresholding": PALETTE[0],
     "Two-stage": PALETTE[2],
+    "Thresholding (eigen init)": PALETTE[9],
+    "Two-stage (eigen init)": PALETTE[5],
     "Diagonal thresholding": PALETTE[1],
     "Covariance thresholding": PALETTE[4],
     "Truncated power": PALETTE[2],

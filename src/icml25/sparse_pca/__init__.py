@@ -13,6 +13,7 @@ Public API (``X`` is (n, p) data, ``S`` a (p, p) covariance, every ``v_hat`` a u
 """
 
 from icml25.sparse_pca.estimators import (
+    INITS,
     column_statistics,
     covariance_thresholding,
     diagonal_thresholding,
@@ -24,6 +25,7 @@ from icml25.sparse_pca.estimators import (
 from icml25.sparse_pca.experiments import (
     METHODS,
     instance_seed,
+    loglog_slope,
     sample_complexity_grid,
     sklearn_sparse_pca,
     success_table,
@@ -45,6 +47,7 @@ __all__ = [
     "covariance_thresholding",
     "diagonal_thresholding",
     "instance_seed",
+    "loglog_slope",
     "sample_complexity_grid",
     "sample_covariance",
     "sin_theta",
@@ -53,6 +56,7 @@ __all__ = [
     "spiked_vector",
     "success_table",
     "support_recovered",
+    "INITS",
     "threshold_column",
     "timing_sweep",
     "transition_point",

@@ -62,7 +62,9 @@ def _from_cov(fn: Callable[[np.ndarray, int], np.ndarray]) -> Estimator:
 #: The estimators of the chapter by display name (the names match ``plotting.METHOD_COLORS``).
 METHODS: dict[str, Estimator] = {
     "Thresholding": threshold_column,
+    "Thresholding (eigen init)": lambda X, k: threshold_column(X, k, init="eigen"),
     "Two-stage": two_stage,
+    "Two-stage (eigen init)": lambda X, k: two_stage(X, k, init="eigen"),
     "Diagonal thresholding": _from_cov(diagonal_thresholding),
     "Covariance thresholding": lambda X, k: covariance_thresholding(
         sample_covariance(X), k, X.shape[0]
@@ -212,3 +214,33 @@ def transition_table(grid: pd.DataFrame, level: float = 0.5) -> pd.DataFrame:
         for (m, k, p), g in table.groupby(["method", "k", "p"])
     ]
     return pd.DataFrame(rows)
+
+
+def loglog_slope(x: np.ndarray, y: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
+    """Least-squares slope b of log y = a + b log x, with its ``level`` confidence interval.
+
+    Used for rates: the error's exponent in n (minimax: -1/2) and the sample-size law's
+    exponent in k (thresholding: 1, diagonal thresholding: 2).
+
+    Args:
+        x, y: positive, finite arrays of the same shape (n_points,), n_points >= 3.
+        level: confidence level in (0, 1).
+
+    Returns:
+        ``(slope, lower, upper)``.
+    """
+    import statsmodels.api as sm
+
+    x = check_array("x", np.asarray(x, dtype=float), 1)
+    y = check_array("y", np.asarray(y, dtype=float), 1)
+    if x.shape != y.shape or x.size < 3:
+        raise ValueError(f"x and y must have the same length >= 3, got {x.shape} and {y.shape}")
+    if (x <= 0).any() or (y <= 0).any():
+        raise ValueError("x and y must be positive (they are fitted on log scales)")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    if np.ptp(np.log(x)) == 0:
+        raise ValueError("x must take at least two different values")
+    fit = sm.OLS(np.log(y), sm.add_constant(np.log(x))).fit()
+    lo, hi = fit.conf_int(alpha=1 - level)[1]
+    return float(fit.params[1]), float(lo), float(hi)
