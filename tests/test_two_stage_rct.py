@@ -155,6 +155,29 @@ def test_paired_differences_have_smaller_variance():
     assert sd[True] < 0.8 * sd[False], sd
 
 
+def test_tape_stage_two_reads_the_next_patients():
+    """fixed_k with k = n keeps every arm: its certificate is the best of the stage-2 means of
+    patients [per_arm, per_arm + s2 // n) minus their width."""
+    mu = np.random.default_rng(7).uniform(size=(50, 10))
+    tape = OutcomeTape(mu, 500, "bernoulli", np.random.default_rng(8))
+    out = run_batch(mu, 500, 0.3, 0.1, "fixed_k", RNG, k=10, tape=tape)
+    per_arm, s2 = allocation(10, 500, 0.3)
+    m = s2 // 10
+    expected = tape.mean(per_arm, m).max(axis=1) - width(m, 0.1)
+    assert np.allclose(out["cert"], expected)
+
+
+def test_prior_design_without_stage_one_plans_with_the_prior():
+    """Known answer: with no stage 1 (first_frac = 0) the posterior is the prior; a near-certain
+    Beta prior around 0.2 keeps one arm and plans alpha / (alpha + beta) - w(s2)."""
+    mu = np.full((40, 10), 0.2)
+    out = run_batch(
+        mu, 500, 0.0, 0.1, "prior_beta", np.random.default_rng(2), alpha=2000.0, beta=8000.0
+    )
+    assert np.all(out["k"] == 1)
+    assert np.allclose(out["planned"], 0.2 - width(500, 0.1), atol=0.005)
+
+
 def test_prior_design_near_certain_posterior_keeps_the_best_arm():
     """Known answer: with 6,000 stage-1 patients per arm the posterior is near-certain and the
     arms are far apart, so the greedy keeps one arm (k = 1), the best, and its planning estimate

@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from icml25.common import glue, plotting, setup
-from icml25.common.claims import claim, greater, less
+from icml25.common.claims import claim, greater
 from icml25.two_stage_rct import LABELS, simulate
 
 t_start = time.perf_counter()
@@ -73,6 +73,9 @@ PAPER = pd.DataFrame(
     },
     index=[0.3, 0.5, 0.7],
 )
+# The paper's five designs, plus the best fixed k in hindsight (k = 2 here), a design that uses
+# no data to choose k but is not a strawman: sample splitting must beat it too.
+RUN = {**LABELS, "Fixed k (k=2)": {"policy": "fixed_k", "k": 2}}
 print(SCALE, CONFIG)
 
 # %% [markdown]
@@ -90,14 +93,14 @@ rows, pairs = [], []
 for frac in CONFIG["fracs"]:
     for seed in range(CONFIG["seeds"]):
         df = simulate(
-            LABELS, CONFIG["trials"], np.random.default_rng(seed), first_frac=frac, **SETTING
+            RUN, CONFIG["trials"], np.random.default_rng(seed), first_frac=frac, **SETTING
         )
         means = df.groupby("design").agg(
             normalized=("normalized", "mean"), k=("k", "mean"), miss=("miss", "mean")
         )
         rows.append(means.assign(frac=frac, seed=seed).reset_index())
         per_trial = df.pivot(index="trial", columns="design", values="normalized")
-        for design in LABELS:
+        for design in RUN:
             diff = per_trial[design] - per_trial["Single stage"]
             se = float(diff.std(ddof=1) / np.sqrt(len(diff)))
             pairs.append(
@@ -165,13 +168,14 @@ plt.show()
 # Figure 1. Sample splitting is above the single-stage trial at every
 # share, a little below the omniscient choice of $k$, and above keeping only the best arm; a
 # random $k$ is the worst two-stage choice. Most of our bars land within about two hundredths
-# of the paper's (the median gap is in the chapter opener). Two baselines differ more at a 70 %
-# first stage. The paper's single stage rises to about 0.875 while ours stays flat: reading the
-# official code, its single-stage certificate takes the arms' means from the stage-2 pulls only
-# (fewer as stage 1 grows) but the width of all $T/n$ pulls per arm, and a noisier maximum with
-# the same width looks larger; ours spends all $T/n$ pulls per arm and uses their width. And the
-# code draws the random $k$ from $1, \dots, n-1$, ours from $1, \dots, n$, which costs most
-# when stage 2 has few patients left to share.
+# of the paper's (the claim check counts them). Two baselines differ more at a 70 % first
+# stage, and our reading of the official code explains only part of that. Its single-stage
+# certificate takes the arms' means from the stage-2 pulls only (fewer as stage 1 grows) but
+# the width of all $T/n$ pulls per arm; ours spends all $T/n$ pulls per arm and uses their
+# width. Its random $k$ is drawn from $1, \dots, n-1$, ours from $1, \dots, n$. A rerun of the
+# released code (outside this book, by a reviewer) put its own random-$k$ bar at 70 % close to
+# ours and below the published one, and its single stage only part of the way up to it: the
+# rest of the gap is unexplained here.
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=plotting.figsize("single"))
@@ -198,19 +202,22 @@ plt.show()
 # **What to see.** The two-stage designs gain most with a first stage of roughly 20 to 60 % of
 # the budget: less, and the ranking is too noisy; more, and too little is left to certify with,
 # until at 90 % the single-stage trial wins. The single-stage design does not depend on the share
-# (it has no stage 1). Sample splitting stays close to the omniscient choice of $k$ throughout.
+# (it has no stage 1). Sample splitting stays close to the omniscient choice of $k$ from a
+# 20 % first stage on; with 10 % the stage-1 ranking is too noisy for it.
 
 # %% [markdown]
 # ## Claim check
 #
 # At a 30 % first stage, in **every** seed, the paired 95 % interval of sample splitting minus
-# the single-stage trial lies above 0.03; the **control** is the same two-stage design with $k$
-# drawn at random instead of chosen from the data, whose interval must not. Keeping the
-# data-chosen $k$ also beats keeping only the best arm in every seed (paired). The 15 bars'
-# distance to the paper's is recorded as *partly* (two baselines are defined differently). The
-# certificate's miss rate stays below $\delta$ for every design; with Hoeffding widths and
-# $U(0,1)$ effects that is nearly automatic (observed at most a few in a thousand), so it is a
-# sanity check, not evidence.
+# the single-stage trial lies above 0.03; the control is the same two-stage design with a
+# random $k$ (a two-stage design is not enough: it must keep a sensible number of arms). The
+# sharper test of *choosing* $k$ from the data: sample splitting beats the best fixed $k$ in
+# hindsight ($k = 2$) in every seed, paired; keeping only the best arm ($k = 1$) is the
+# control. Figure 1: at least two thirds of our 15 bars lie within 0.02 of the paper's; bars
+# that ignore the design (all at our single-stage value) are the control. The certificate's
+# miss rate stays below $\delta$ for every design; with Hoeffding widths and $U(0,1)$ effects
+# that is nearly automatic (observed at most a few in a thousand), so it is a sanity check, not
+# evidence.
 
 # %%
 at30 = results[results.frac == 0.3].pivot(index="seed", columns="design", values="normalized")
@@ -226,12 +233,12 @@ m30 = table["mean"].loc[0.3]
 claim(
     "two-stage-rct/2_main_result/split_beats_single",
     "At a 30 % first stage, the paired 95 % interval of sample splitting minus a single-stage "
-    "trial lies above 0.03 of the best effect in every seed; with k drawn at random instead of "
-    "chosen from the data it does not",
+    "trial lies above 0.03 of the best effect in every seed; a two-stage design that keeps a "
+    "random number of arms does not",
     paper=f"{PAPER.loc[0.3, 'Sample split']} vs {PAPER.loc[0.3, 'Single stage']} (Fig. 1)",
     value=p30["Sample split"].to_numpy(),
     check=greater(0.03),
-    control=("random k (no data-driven choice)", p30["Random k"].to_numpy()),
+    control=("random k", p30["Random k"].to_numpy()),
     verdict="reproduced",
     fmt=".3f",
     numbers={
@@ -241,35 +248,49 @@ claim(
         "omniscient k": m30["Omniscient k"],
     },
 )
+gain_fixed2 = at30["Sample split"] - at30["Fixed k (k=2)"]
 claim(
-    "two-stage-rct/2_main_result/split_beats_best_arm",
-    "At a 30 % first stage, keeping the data-chosen k beats keeping only the best arm (k = 1) in "
-    "every seed (paired); keeping a random number of arms does not",
-    paper=f"{PAPER.loc[0.3, 'Sample split']} vs {PAPER.loc[0.3, 'Best arm (k=1)']} (Fig. 1)",
-    value=gain_best.to_numpy(),
+    "two-stage-rct/2_main_result/split_beats_best_fixed_k",
+    "At a 30 % first stage, choosing k from the data beats the best fixed k in hindsight (k = 2) "
+    "in every seed (paired); keeping only the best arm (k = 1) does not",
+    paper=f"{PAPER.loc[0.3, 'Sample split']} vs {PAPER.loc[0.3, 'Best arm (k=1)']} for k = 1 "
+    "(Fig. 1; the paper shows no other fixed k)",
+    value=gain_fixed2.to_numpy(),
     check=greater(0.0),
-    control=("random k", (at30["Random k"] - at30["Best arm (k=1)"]).to_numpy()),
+    control=("k = 1", (at30["Best arm (k=1)"] - at30["Fixed k (k=2)"]).to_numpy()),
     verdict="reproduced",
     fmt=".3f",
-    numbers={"best arm": m30["Best arm (k=1)"], "gap to omniscient k": gap_omni},
+    numbers={
+        "sample split - best arm": gain_best.mean(),
+        "fixed k = 2": m30["Fixed k (k=2)"],
+        "gap to omniscient k": gap_omni,
+    },
 )
 gaps = (table["mean"].loc[[0.3, 0.5, 0.7], list(PAPER.columns)] - PAPER).abs()
 # null control: every design replaced by our single-stage value (as if the design did not matter)
 flat = pd.DataFrame({d: table["mean"]["Single stage"].loc[[0.3, 0.5, 0.7]] for d in PAPER.columns})
 gaps_null = (flat - PAPER).abs()
+close, close_null = (
+    float((gaps < 0.02).to_numpy().mean()),
+    float((gaps_null < 0.02).to_numpy().mean()),
+)
+far = [
+    f"{d} at {int(100 * f)} %" for f in gaps.index for d in gaps.columns if gaps.loc[f, d] >= 0.02
+]
 claim(
     "two-stage-rct/2_main_result/figure1_bars",
-    "The 15 bars of Figure 1 (five designs at 30, 50 and 70 %) each come out within 0.05 of the "
-    "paper's; bars that ignore the design (all at our single-stage value) do not",
+    "At least two thirds of the 15 bars of Figure 1 (five designs at 30, 50 and 70 %) come out "
+    "within 0.02 of the paper's; bars that ignore the design (all at our single-stage value) "
+    "do not",
     paper="bars read off Figure 1 (approximate)",
-    value=gaps.to_numpy().ravel(),
-    check=less(0.05),
-    control=("every bar at the single-stage value", gaps_null.to_numpy().ravel().max()),
+    value=close,
+    check=greater(2 / 3),
+    control=("every bar at the single-stage value", close_null),
     verdict="partly",
-    fmt=".3f",
-    caveat="most bars within 0.02; our single-stage and random-k bars sit lower at 70 % (their "
-    "definitions differ from the official code's, see the notebook)",
-    over="bars",
+    fmt=".2f",
+    caveat=f"the bars that miss: {', '.join(far)}; the definitions that differ from the official "
+    "code explain only part of that",
+    numbers={"median gap": float(np.median(gaps.to_numpy()))},
     seeds=CONFIG["seeds"],
 )
 for design, key in [

@@ -40,11 +40,11 @@ METHOD_COLORS: dict[str, str] = {
     # two-stage RCT designs
     "Sample split": PALETTE[0],
     "Prior (Beta)": PALETTE[2],
-    "Prior (flat)": PALETTE[3],
+    "Prior (flat)": "#7a0177",
     "Best arm (k=1)": PALETTE[4],
     "Single stage": PALETTE[1],
     "Random k": PALETTE[7],
-    "Omniscient k": "#555555",
+    "Omniscient k": "#000000",
     # SPEX baselines
     "LIME": PALETTE[1],
     "Banzhaf": PALETTE[2],

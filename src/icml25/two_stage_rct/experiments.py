@@ -58,15 +58,17 @@ def simulate(
 
     With ``paired=True`` (common random numbers) every design of a trial also reads the same
     patients' outcomes (one :class:`OutcomeTape`), so that differences between designs are
-    paired per trial; ``paired=False`` draws each design's outcomes independently.
+    paired per trial; ``paired=False`` draws each design's outcomes independently. Random k and
+    the prior's Monte Carlo still draw from ``rng`` in the order of ``policies``, so adding or
+    reordering designs changes their draws (not the patients).
 
     Args:
         policies: design names from :data:`POLICIES`, or a mapping from a display label to the
             design's keyword arguments (with ``"policy"``), e.g. :data:`LABELS`.
         n_trials: number of trials.
         rng: a ``numpy.random.Generator``.
-        n_arms, budget, first_frac, delta: the setting (the paper's default: 10 arms, 50 pulls
-            per arm, a 30 % first stage, δ = 0.1).
+        n_arms, budget, first_frac, delta: the setting (the paper's Figure 1: 10 arms, 50
+            pulls per arm, first stages of 30, 50 and 70 %, δ = 0.1).
         mu_dist: ``"uniform"`` or ``"beta"`` (then ``alpha``/``beta`` in ``setting`` also set the
             prior of ``prior_beta``).
         **setting: defaults for every design: ``bound``, ``correction``, ``outcome``, ``k``,

@@ -5,8 +5,9 @@ Comparing two designs on *independent* draws adds the noise of both to their dif
 the same outcome whichever design enrols them. Stage 1 (halves U and V) reads patients
 ``[0, per_arm)`` of every arm, stage 2 the next ``m``, a single-stage trial the first ``T/n``. The
 differences between designs then come from their decisions, not from their luck, and a paired
-difference per trial has a much smaller variance (the official code gets the same effect by
-re-seeding NumPy before every design).
+difference per trial has a smaller variance. (The official code re-seeds NumPy before every
+design: that shares the random *stream*, not the patients, since an arm's j-th draw moves with
+k and with the arm's rank, and its stage 2 re-reads stage 1's draws.)
 """
 
 from __future__ import annotations
