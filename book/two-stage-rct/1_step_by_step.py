@@ -251,9 +251,9 @@ plt.show()
 # splitting certifies a larger share of the best effect than the single-stage trial. The
 # control is the same two-stage design with the number of kept arms drawn at random: a second
 # stage alone is not enough, the design must keep a sensible number of arms (the next notebook
-# tests the choice of $k$ against the best fixed $k$). The certificate's miss rate is also checked (it
-# stays far below $\delta$ because Hoeffding widths are conservative for these effects; that is
-# a sanity check, not evidence for the design).
+# tests the choice of $k$ against the best fixed $k$). The certificate's miss rate is also
+# checked (it stays far below $\delta$ because Hoeffding widths are conservative for these
+# effects; that is a sanity check, not evidence for the design).
 
 # %%
 trials = CONFIG["trials"]
