@@ -166,6 +166,40 @@ def test_rstib_loss_parts_and_gradient():
         rstib_loss(out, y[:, :6], None)
 
 
+def test_without_ib_the_whole_ingredient_is_gone():
+    """ib=False: train-mode passes are deterministic, no distributions, and the loss is the plain
+    distillation + L1 loss (no sampled target noise, no KL)."""
+    torch.manual_seed(0)
+    B, N = 4, 16
+    x, y, teacher = torch.rand(B, 12, N), torch.rand(B, 12, N), torch.rand(B, 12, N)
+    tod, dow = torch.randint(0, 288, (B,)), torch.randint(0, 7, (B,))
+
+    def train_mode_without_dropout(model):  # the MLP's own dropout is not the bottleneck
+        model.train()
+        for m in model.modules():
+            if isinstance(m, torch.nn.Dropout):
+                m.eval()
+        return model
+
+    stochastic = train_mode_without_dropout(RSTIBMLP(N, d=8))
+    assert not torch.equal(stochastic.forward_ib(x, tod, dow).pred, stochastic(x, tod, dow))
+    model = train_mode_without_dropout(RSTIBMLP(N, d=8, ib=False))
+    a, b = model.forward_ib(x, tod, dow), model.forward_ib(x, tod, dow)
+    assert torch.equal(a.pred, b.pred)
+    assert a.sigma is None and a.mu_y is None and a.sigma_x is None
+    scale, kd_weight = 100.0, 0.3
+    loss, parts = rstib_loss(a, y, teacher, beta=1.0, kd_weight=kd_weight, scale=scale)
+    assert set(parts) == {"reg", "kd"}
+    pred, t, yy = a.pred * scale, teacher * scale, y * scale
+    d = torch.softmax((t - yy).abs().mean(1), dim=1)
+    l1 = ((2 - d)[:, None, :] * (pred - yy).abs()).mean()
+    expected = l1 / math.log(2) + kd_weight * torch.nn.functional.smooth_l1_loss(pred, t)
+    assert math.isclose(loss.item(), expected.item(), rel_tol=1e-6)
+    # ... and it never touches the noise heads
+    loss.backward()
+    assert model.noise_x.weight.grad is None and model.noise_y.weight.grad is None
+
+
 def test_forecast_errors_known_values():
     y = np.array([[10.0, 20.0]])
     e = forecast_errors(np.array([[12.0, 18.0]]), y)

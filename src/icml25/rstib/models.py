@@ -187,15 +187,19 @@ class STGCNLite(nn.Module):
 
 @dataclass
 class IBOutput:
-    """RSTIB-MLP's training-time output; every tensor is per sensor: (B, N, ...)."""
+    """RSTIB-MLP's training-time output; every tensor is per sensor: (B, N, ...).
+
+    Without the bottleneck (``ib=False``) only ``pred`` and ``mu`` are set; the distributions
+    are ``None``, so that the loss has no noise to sample and no KL term to add.
+    """
 
     pred: torch.Tensor  # (B, H, N) forecast from one sample of Z
     mu: torch.Tensor  # (B, N, D/2) mean of Z (the re-encoded, noise-perturbed input)
-    sigma: torch.Tensor  # (B, N, D/2)
-    mu_y: torch.Tensor  # (B, N, H) target-noise distribution
-    sigma_y: torch.Tensor
-    mu_x: torch.Tensor  # (B, N, D) input-noise distribution
-    sigma_x: torch.Tensor
+    sigma: torch.Tensor | None  # (B, N, D/2)
+    mu_y: torch.Tensor | None  # (B, N, H) target-noise distribution
+    sigma_y: torch.Tensor | None
+    mu_x: torch.Tensor | None  # (B, N, D) input-noise distribution
+    sigma_x: torch.Tensor | None
 
 
 def _clamped_sigma(raw: torch.Tensor) -> torch.Tensor:
@@ -216,7 +220,9 @@ class RSTIBMLP(nn.Module):
     At evaluation the forecast is the mean over ``n_eval_samples`` draws of Z (12 in the paper);
     ``n_eval_samples=0`` uses the means instead (``eps_x = mu_x``, ``Z = mu``: one pass, as fast
     as the plain MLP up to the second encoder pass).
-    ``ib=False`` (ablation) removes the noise heads and the sampling: Z = mu. ``dynamic=False``
+    ``ib=False`` (ablation) removes the whole ingredient: no noise heads, no sampled input or
+    target noise, no second encoder pass, no KL terms; Z = mu of one deterministic pass (the
+    forecast of a distilled MLP with RSTIB-MLP's embeddings and head). ``dynamic=False``
     (ablation) drops the dynamic node embedding. Unlike the released code, sigma_x has its own
     head (the code derives it from the mu head).
     """
@@ -249,17 +255,20 @@ class RSTIBMLP(nn.Module):
         self.n_eval_samples = check_int("n_eval_samples", n_eval_samples, 0)
 
     def forward_ib(self, x: torch.Tensor, tod: torch.Tensor, dow: torch.Tensor) -> IBOutput:
-        """One stochastic pass with every distribution the loss needs."""
+        """One stochastic pass with every distribution the loss needs (deterministic, with the
+        distributions ``None``, when ``ib=False``)."""
         h0 = self.emb(x, tod, dow)
+        if not self.ib:
+            mu, _ = self.encoder(h0).chunk(2, dim=-1)
+            return IBOutput(self.head(mu).transpose(1, 2), mu, None, None, None, None, None)
         first = self.encoder(h0)
         mu_y, s_y = self.noise_y(first).chunk(2, dim=-1)
         mu_x, s_x = self.noise_x(first).chunk(2, dim=-1)
         sigma_y, sigma_x = _clamped_sigma(s_y), _clamped_sigma(s_x)
-        if self.ib:
-            h0 = h0 + mu_x + sigma_x * torch.randn_like(mu_x)
+        h0 = h0 + mu_x + sigma_x * torch.randn_like(mu_x)
         mu, s = self.encoder(h0).chunk(2, dim=-1)
         sigma = _clamped_sigma(s)
-        z = mu + sigma * torch.randn_like(mu) if self.ib else mu
+        z = mu + sigma * torch.randn_like(mu)
         return IBOutput(self.head(z).transpose(1, 2), mu, sigma, mu_y, sigma_y, mu_x, sigma_x)
 
     def forward(self, x: torch.Tensor, tod: torch.Tensor, dow: torch.Tensor) -> torch.Tensor:

@@ -54,7 +54,9 @@ def rstib_loss(
     * ``KD = SmoothL1(Y_hat, T')`` weighted by ``kd_weight`` (the paper's distillation term; the
       released code computes it but leaves it out of the loss, which is ``kd_weight=0``).
 
-    ``L = L_reg / ln 2 + 2 beta (KL + KL_y + KL_x) + kd_weight KD``.
+    ``L = L_reg / ln 2 + 2 beta (KL + KL_y + KL_x) + kd_weight KD``. Without the bottleneck
+    (``out`` from ``ib=False``: no distributions) ``eps_y = 0`` and there is no KL term:
+    ``L = L_reg / ln 2 + kd_weight KD``, the plain distillation and L1 loss.
 
     Args:
         out: RSTIB-MLP's :class:`IBOutput` (pred (B, H, N) in normalised units).
@@ -73,7 +75,11 @@ def rstib_loss(
     if not beta >= 0 or not kd_weight >= 0:
         raise ValueError(f"beta and kd_weight must be >= 0, got {beta} and {kd_weight}")
     scale = check_positive("scale", scale)
-    eps_y = (out.mu_y + out.sigma_y * torch.randn_like(out.mu_y)).transpose(1, 2)  # (B, H, N)
+    ib = out.sigma is not None
+    if ib:
+        eps_y = (out.mu_y + out.sigma_y * torch.randn_like(out.mu_y)).transpose(1, 2)  # (B, H, N)
+    else:
+        eps_y = torch.zeros_like(y)
     pred = out.pred * scale
     y_noisy = y * scale + eps_y
     B, _, N = y.shape
@@ -84,14 +90,16 @@ def rstib_loss(
         d = torch.full((B, N), 1.0 / N)
     l_reg = ((2 - d)[:, None, :] * (pred - y_noisy).abs()).mean()
     w = (1 + d)[..., None]
-    kls = {
-        name: (w * gaussian_kl(m, s)).sum(-1).mean() / math.log(2)
-        for name, (m, s) in {
-            "kl": (out.mu, out.sigma),
-            "kl_y": (out.mu_y, out.sigma_y),
-            "kl_x": (out.mu_x, out.sigma_x),
-        }.items()
-    }
+    kls = {}
+    if ib:
+        kls = {
+            name: (w * gaussian_kl(m, s)).sum(-1).mean() / math.log(2)
+            for name, (m, s) in {
+                "kl": (out.mu, out.sigma),
+                "kl_y": (out.mu_y, out.sigma_y),
+                "kl_x": (out.mu_x, out.sigma_x),
+            }.items()
+        }
     loss = l_reg / math.log(2) + 2 * beta * sum(kls.values())
     parts = {"reg": l_reg.item(), **{k: v.item() for k, v in kls.items()}}
     if teacher_pred is not None and kd_weight > 0:
