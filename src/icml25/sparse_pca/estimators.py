@@ -91,10 +91,12 @@ def threshold_column(X: np.ndarray, k: int) -> np.ndarray:
     """
     X = check_array("X", X, 2)
     k = check_int("k", k, 1, X.shape[1])
+    if not np.any(X):
+        raise ValueError("X must not be all zeros (its column statistics carry no spike)")
     _, i_star, column = column_statistics(X)
     v_hat = _truncate(column, k)
     norm = np.linalg.norm(v_hat)
-    if norm == 0:  # all-zero column: only with degenerate data; fall back to e_{i*}
+    if norm == 0:  # c = 0 exactly: only for degenerate, non-random data; fall back to e_{i*}
         v_hat[i_star] = 1.0
         return v_hat
     return v_hat / norm
