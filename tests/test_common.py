@@ -197,3 +197,69 @@ def test_check_texts():
         check_texts("texts", ["a", " "])
     with pytest.raises(ValueError, match="non-empty strings"):
         check_texts("texts", ["a", 1])
+
+
+def test_the_bad_input_checks_return_clean_values_and_name_the_argument():
+    import torch
+
+    from icml25.common import checks
+
+    assert checks.check_int("k", -3, None) == -3
+    assert checks.check_real("x", np.float32(0.5), 0, 1) == 0.5
+    assert checks.check_probability("p", 1) == 1.0
+    with pytest.raises(ValueError, match=r"p must be a finite number in \(0, 1\)"):
+        checks.check_probability("p", 1.0, low_open=True, high_open=True)
+    with pytest.raises(ValueError, match="x must be a finite number"):
+        checks.check_real("x", float("nan"))
+    with pytest.raises(TypeError, match="x must be a real number"):
+        checks.check_real("x", "1")
+    out = checks.check_finite_array("w", [[1, 2]], ndim=2)
+    assert out.dtype == float and out.shape == (1, 2)
+    with pytest.raises(ValueError, match="w must be finite"):
+        checks.check_finite_array("w", [1.0, float("inf")])
+    with pytest.raises(TypeError, match="w must hold real numbers"):
+        checks.check_finite_array("w", [True, False])
+    with pytest.raises(ValueError, match="w must be a rectangular array"):
+        checks.check_finite_array("w", [[1.0], [1.0, 2.0]])
+    with pytest.raises(ValueError, match=r"q must lie in \[0, 1\]"):
+        checks.check_probabilities("q", [0.2, 1.5])
+    ids = checks.check_index_array("tokens", [0, 4], 5)
+    assert ids.dtype == np.int64 and ids.tolist() == [0, 4]
+    with pytest.raises(ValueError, match=r"tokens must hold indices in \[0, vocab=5\)"):
+        checks.check_index_array("tokens", np.array([0, 5]), 5, high_name="vocab")
+    with pytest.raises(ValueError, match="tokens"):
+        checks.check_index_array("tokens", [-1], 5)  # never wrapped around
+    with pytest.raises(TypeError, match="tokens must hold integers"):
+        checks.check_index_array("tokens", [1.0], 5)  # never rounded
+    assert checks.check_index("i", 4, 5) == 4
+    with pytest.raises(ValueError, match="i"):
+        checks.check_index("i", 5, 5)
+    assert checks.check_choice("kind", "a", ("a", "b")) == "a"
+    assert checks.check_choice("ndim", np.int64(2), (1, 2)) == 2
+    with pytest.raises(ValueError, match="ndim must be one of"):
+        checks.check_choice("ndim", 2.0, (1, 2))
+    with pytest.raises(TypeError, match="kind must be one of"):
+        checks.check_choice("kind", ["a"], ("a", "b"))
+    assert checks.check_seed("seed", np.int64(7)) == 7
+    with pytest.raises(ValueError, match="seed"):
+        checks.check_seed("seed", 2**64)
+    with pytest.raises(TypeError, match="seed"):
+        checks.check_seed("seed", 1.0)
+    rng = np.random.default_rng(1)
+    assert checks.check_rng("rng", rng) is rng
+    assert (
+        checks.check_rng("rng", None, default_seed=0).random() == np.random.default_rng(0).random()
+    )
+    with pytest.raises(TypeError, match="rng must be a numpy Generator"):
+        checks.check_rng("rng", None)
+    assert checks.check_callable("fn", len) is len
+    with pytest.raises(TypeError, match="fn must be callable"):
+        checks.check_callable("fn", 3)
+    with pytest.raises(TypeError, match="model must be a Module"):
+        checks.check_instance("model", 3, torch.nn.Module)
+    t = torch.ones(2, 2)
+    assert checks.check_tensor("x", t, 2) is t
+    with pytest.raises(ValueError, match="x must be finite"):
+        checks.check_tensor("x", t * float("nan"))
+    with pytest.raises(ValueError, match="x must have 3"):
+        checks.check_tensor("x", t, 3)

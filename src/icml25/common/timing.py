@@ -10,6 +10,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from icml25.common.checks import check_callable, check_int, check_real
+
 
 def time_call(fn: Callable[[], Any], repeats: int = 3, min_time: float = 0.0) -> float:
     """Return the best (minimum) wall time in seconds of ``fn()`` over ``repeats`` runs.
@@ -21,14 +23,11 @@ def time_call(fn: Callable[[], Any], repeats: int = 3, min_time: float = 0.0) ->
     Args:
         fn: a callable with no arguments.
         repeats: number of timed runs (>= 1).
-        min_time: minimum duration of one timed run in seconds (>= 0).
+        min_time: minimum duration of one timed run in seconds (finite, >= 0).
     """
-    if not callable(fn):
-        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
-    if not min_time >= 0:
-        raise ValueError(f"min_time must be >= 0, got {min_time!r}")
+    fn = check_callable("fn", fn)
+    repeats = check_int("repeats", repeats)
+    min_time = check_real("min_time", min_time, 0.0)  # finite: an infinite min_time never ends
     best = float("inf")
     for _ in range(repeats):
         calls = 0

@@ -7,7 +7,18 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from icml25.common.checks import check_int, check_positive
+from icml25.common.checks import (
+    check_callable,
+    check_choice,
+    check_finite_array,
+    check_index_array,
+    check_instance,
+    check_int,
+    check_positive,
+    check_seed,
+)
+
+__all__ = ["SmallCNN", "accuracy", "minibatch_training", "train_classifier"]
 
 
 class SmallCNN(nn.Module):
@@ -26,8 +37,8 @@ class SmallCNN(nn.Module):
         width: int = 16,
     ) -> None:
         super().__init__()
-        if ndim not in (1, 2, 3):
-            raise ValueError(f"ndim must be 1, 2 or 3, got {ndim!r}")
+        ndim = check_choice("ndim", ndim, (1, 2, 3))
+        in_channels, width = check_int("in_channels", in_channels), check_int("width", width)
         size = check_int("size", size, 4)
         if size % 4:
             raise ValueError(f"size must be divisible by 4, got {size}")
@@ -65,6 +76,14 @@ def minibatch_training(
     ``generator``), ``loss_fn(idx)`` on each batch of indices, one optimiser step per batch
     (after clipping the gradient norm to ``clip_norm`` if given), a tqdm bar when ``progress``.
     Returns the batch losses; leaves the model in eval mode."""
+    check_instance("model", model, nn.Module)
+    check_instance("opt", opt, torch.optim.Optimizer)
+    check_callable("loss_fn", loss_fn)
+    n, epochs = check_int("n", n, 0), check_int("epochs", epochs, 0)
+    batch_size = check_int("batch_size", batch_size)
+    check_instance("generator", generator, torch.Generator)
+    if clip_norm is not None:
+        check_positive("clip_norm", clip_norm)
     steps = [(e, s) for e in range(epochs) for s in range(0, n, batch_size)]
     if progress:
         from tqdm import tqdm
@@ -87,6 +106,32 @@ def minibatch_training(
     return losses
 
 
+def _check_data(model, X, y) -> tuple[torch.Tensor, torch.Tensor]:
+    """X as float32 and y as long tensors, after checking that they fit ``model``."""
+    check_instance("model", model, nn.Module)
+    check_finite_array("X", X)
+    labels = check_index_array("y", y, ndim=1)
+    X = torch.as_tensor(np.asarray(X), dtype=torch.float32)
+    y = torch.as_tensor(np.asarray(y)).long()
+    if X.ndim < 2 or len(X) != len(y):
+        raise ValueError(
+            f"X (n, ...) and y (n,) must have equal lengths, got {tuple(X.shape)} "
+            f"and {tuple(y.shape)}"
+        )
+    was_training = model.training
+    model.eval()  # a probe of one input (no dropout, no batch-norm update): the number of classes
+    try:
+        with torch.no_grad():
+            n_classes = model(X[:1]).shape[-1]
+    except RuntimeError as err:
+        raise ValueError(f"X of shape {tuple(X.shape)} does not fit the model: {err}") from None
+    finally:
+        model.train(was_training)
+    if labels.max() >= n_classes:
+        raise ValueError(f"y must hold class indices in 0..{n_classes - 1}, got {labels.max()}")
+    return X, y
+
+
 def train_classifier(
     model: nn.Module,
     X,
@@ -97,16 +142,18 @@ def train_classifier(
     seed: int = 0,
     progress: bool = True,
 ) -> list[float]:
-    """Adam on cross-entropy over (X, y) for ``epochs``; returns batch losses (eval mode after)."""
-    X = torch.as_tensor(np.asarray(X), dtype=torch.float32)
-    y = torch.as_tensor(np.asarray(y)).long()
-    if len(X) != len(y) or len(X) == 0:
-        raise ValueError(f"X and y must be non-empty with equal lengths, got {len(X)} and {len(y)}")
+    """Adam on cross-entropy over (X, y) for ``epochs``; returns batch losses (eval mode after).
+
+    X is (n, ...) finite inputs of the model, y (n,) class indices in 0..n_classes−1.
+    """
+    X, y = _check_data(model, X, y)
     epochs = check_int("epochs", epochs)
     batch_size = check_int("batch_size", batch_size)
+    lr = check_positive("lr", lr)
+    seed = check_seed("seed", seed)
     g = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
-    opt = torch.optim.Adam(model.parameters(), lr=check_positive("lr", lr))
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
 
     def step(idx: torch.Tensor) -> torch.Tensor:
         return F.cross_entropy(model(X[idx]), y[idx])
@@ -117,6 +164,5 @@ def train_classifier(
 @torch.no_grad()
 def accuracy(model: nn.Module, X, y) -> float:
     """Fraction of (X, y) the model classifies correctly."""
-    X = torch.as_tensor(np.asarray(X), dtype=torch.float32)
-    y = torch.as_tensor(np.asarray(y)).long()
+    X, y = _check_data(model, X, y)
     return float((model(X).argmax(1) == y).float().mean())

@@ -25,7 +25,14 @@ from dataclasses import dataclass, field
 import torch
 import torch.nn as nn
 
-from icml25.common.checks import check_int, check_positive
+from icml25.common.checks import (
+    check_choice,
+    check_instance,
+    check_int,
+    check_positive,
+    check_real,
+    check_seed,
+)
 from icml25.concept_erasure.model import DIM, N_CLASSES, NULL, VelocityMLP, euler_sample
 
 METHODS: tuple[str, ...] = ("mask", "finetune", "stepwise")
@@ -42,12 +49,21 @@ class HardConcreteGate(nn.Module):
         stretch: tuple[float, float] = (-0.1, 1.1),
     ) -> None:
         super().__init__()
+        init = check_real("init", init)
+        temperature = check_positive("temperature", temperature)
+        if not isinstance(stretch, (tuple, list)) or len(stretch) != 2:
+            raise TypeError(f"stretch must be a pair (lo, hi), got {stretch!r}")
+        lo, hi = check_real("stretch", stretch[0]), check_real("stretch", stretch[1])
+        if not lo < 0 < 1 < hi:
+            raise ValueError(f"stretch must be (lo, hi) with lo < 0 and hi > 1, got {stretch}")
         self.logits = nn.Parameter(torch.full((check_int("n", n),), float(init)))
         self.temperature = temperature
         self.lo, self.hi = stretch
 
     def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
         """A stochastic gate: s = σ((log u − log(1 − u) + λ)/τ), stretched and clamped to [0, 1]."""
+        if generator is not None:
+            check_instance("generator", generator, torch.Generator)
         u = torch.rand(self.logits.shape, generator=generator).clamp(1e-6, 1 - 1e-6)
         s = torch.sigmoid((u.log() - (1 - u).log() + self.logits) / self.temperature)
         return (s * (self.hi - self.lo) + self.lo).clamp(0, 1)
@@ -110,15 +126,20 @@ def erase_concept(
         lr: learning rate (default 0.1 for gates, 1e-3 for fine-tuning).
         checkpoint: recompute each sampler step in the backward pass (same gradients).
     """
+    check_instance("model", model, VelocityMLP)
     target = check_int("target", target, 0, N_CLASSES - 1)
     anchor = NULL if anchor is None else check_int("anchor", anchor, 0, NULL)
     if anchor == target:
         raise ValueError("anchor must differ from target")
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    method = check_choice("method", method, METHODS)
     n_steps = check_int("n_steps", n_steps)
     iters = check_int("iters", iters)
     beta_preserve = check_positive("beta_preserve", beta_preserve)
+    seed = check_seed("seed", seed)
+    l0_weight = check_real("l0_weight", l0_weight, 0.0)
+    if lr is not None:
+        check_positive("lr", lr)
+    batch = check_int("batch", batch)
     g = torch.Generator().manual_seed(seed)
     others = torch.tensor([c for c in range(N_CLASSES) if c != target])
     hidden = model.hidden
@@ -183,7 +204,11 @@ def _stepwise_loss(model, z, z2, target, anchor, c2, masks, n_steps, beta, g):
 
 def random_masks(masks: list[torch.Tensor], seed: int = 0) -> list[torch.Tensor]:
     """Masks with the same number of zeros per layer as ``masks``, at random positions."""
-    g = torch.Generator().manual_seed(seed)
+    if isinstance(masks, torch.Tensor) or not isinstance(masks, (list, tuple)) or not masks:
+        raise TypeError(f"masks must be a list of mask tensors, got {type(masks).__name__}")
+    for m in masks:
+        check_instance("masks", m, torch.Tensor)
+    g = torch.Generator().manual_seed(check_seed("seed", seed))
     out = []
     for m in masks:
         perm = torch.randperm(m.numel(), generator=g)

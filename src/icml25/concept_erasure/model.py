@@ -19,7 +19,16 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from icml25.common.checks import check_int, check_positive
+from icml25.common.checks import (
+    check_finite_array,
+    check_index_array,
+    check_instance,
+    check_int,
+    check_positive,
+    check_probability,
+    check_seed,
+    check_tensor,
+)
 
 NULL = 10
 N_CLASSES = 10
@@ -40,6 +49,7 @@ class VelocityMLP(nn.Module):
     def __init__(self, hidden: int = 256, emb_dim: int = 32, n_freq: int = 8) -> None:
         super().__init__()
         self.hidden = check_int("hidden", hidden)
+        emb_dim, n_freq = check_int("emb_dim", emb_dim), check_int("n_freq", n_freq, 0)
         self.n_freq = n_freq
         self.cemb = nn.Embedding(N_CLASSES + 1, emb_dim)
         self.l1 = nn.Linear(DIM + emb_dim + 2 * n_freq, hidden)
@@ -91,14 +101,19 @@ def train_flow_matching(
 ) -> VelocityMLP:
     """Train v_θ by flow matching: minimise ‖v_θ(x_t, t, c) − (x₁ − x₀)‖², c dropped to NULL w.p.
     ``p_uncond``. X (n, 64) in [−1, 1], y (n,) in 0..9. Returns the model in eval mode, frozen."""
+    check_finite_array("X", X, ndim=2)
+    check_index_array("y", y, N_CLASSES, ndim=1)
     X = np.asarray(X, dtype=np.float32)
     y = np.asarray(y)
-    if X.ndim != 2 or X.shape[1] != DIM:
+    if X.shape[1] != DIM:
         raise ValueError(f"X must have shape (n, {DIM}), got {X.shape}")
-    if y.shape != (X.shape[0],) or y.min() < 0 or y.max() >= N_CLASSES:
+    if y.shape != (X.shape[0],):
         raise ValueError(f"y must have shape ({X.shape[0]},) with labels in 0..9")
-    steps = check_int("steps", steps)
+    hidden, steps = check_int("hidden", hidden), check_int("steps", steps)
+    seed = check_seed("seed", seed)
+    p_uncond = check_probability("p_uncond", p_uncond)
     check_positive("lr", lr)
+    batch = check_int("batch", batch)
     g = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
     model = VelocityMLP(hidden)
@@ -125,21 +140,38 @@ def train_flow_matching(
 
 
 def _check_sample_args(z: torch.Tensor, c, n_steps: int) -> tuple[torch.Tensor, int]:
-    if not isinstance(z, torch.Tensor) or z.ndim != 2 or z.shape[1] != DIM:
-        raise ValueError(
-            f"z must be a noise tensor of shape (B, {DIM}), got {getattr(z, 'shape', z)}"
-        )
+    check_tensor("z", z)
+    if z.ndim != 2 or z.shape[1] != DIM:
+        raise ValueError(f"z must be a noise tensor of shape (B, {DIM}), got {tuple(z.shape)}")
     n_steps = check_int("n_steps", n_steps)
-    if isinstance(c, int):
+    if not isinstance(c, torch.Tensor):
         _check_class("c", c)
         c = torch.full((z.shape[0],), c, dtype=torch.long)
-    if not isinstance(c, torch.Tensor) or c.shape != (z.shape[0],):
+    if c.shape != (z.shape[0],) or c.is_floating_point() or c.dtype == torch.bool:
         raise ValueError(
-            f"c must be an int or a (B,) tensor of classes, got {getattr(c, 'shape', c)}"
+            f"c must be an int or a (B,) integer tensor of classes, got {c.dtype} {tuple(c.shape)}"
         )
     if c.numel() and (int(c.min()) < 0 or int(c.max()) > NULL):
         raise ValueError(f"c must hold classes in 0..{NULL}")
     return c.long(), n_steps
+
+
+def _check_masks(masks, hidden: int, batch: int) -> list[torch.Tensor]:
+    """Two finite neuron masks, each of shape (hidden,) or (batch, hidden)."""
+    if isinstance(masks, torch.Tensor) or not isinstance(masks, (list, tuple)):
+        raise TypeError(f"masks must be a list of 2 tensors (or None), got {type(masks).__name__}")
+    masks = list(masks)
+    if len(masks) != 2:
+        raise ValueError(
+            f"masks must be a list of 2 tensors (one per hidden layer), got {len(masks)}"
+        )
+    for m in masks:
+        check_tensor("masks", m)
+        if m.shape not in ((hidden,), (batch, hidden)):
+            raise ValueError(
+                f"masks must have shape ({hidden},) or ({batch}, {hidden}), got {tuple(m.shape)}"
+            )
+    return masks
 
 
 def _euler(model, z, c, n_steps, masks, class_emb=None):
@@ -209,12 +241,16 @@ def euler_sample(
     ``class_emb``. ``checkpoint=True`` recomputes each step in the backward pass instead of
     storing its activations (same gradients, less memory; not with ``class_emb``).
     """
+    check_instance("model", model, VelocityMLP)
     c, n_steps = _check_sample_args(z, c, n_steps)
     if masks is not None:
-        masks = list(masks)
-        if len(masks) != 2:
+        masks = _check_masks(masks, model.hidden, z.shape[0])
+    if class_emb is not None:
+        check_tensor("class_emb", class_emb, 2)
+        if class_emb.shape != (z.shape[0], model.cemb.embedding_dim):
             raise ValueError(
-                f"masks must be a list of 2 tensors (one per hidden layer), got {len(masks)}"
+                f"class_emb must have shape ({z.shape[0]}, "
+                f"{model.cemb.embedding_dim}), got {tuple(class_emb.shape)}"
             )
     if not checkpoint:
         return _euler(model, z, c, n_steps, masks, class_emb)

@@ -10,17 +10,14 @@ DP-SGD and accounting come from opacus; this package adds the canary corpus
 
 from icml25.privacy_variance.core import (
     ContextLM,
-    Corpus,
     TrainResult,
     calibrate_sigma,
-    config_vs_seed_anova,
     exposure,
-    fit_privacy_regression,
-    make_corpus,
     per_sample_grad_norms,
-    run_grid,
     train_dp,
 )
+from icml25.privacy_variance.corpus import Corpus, make_corpus
+from icml25.privacy_variance.study import config_vs_seed_anova, fit_privacy_regression, run_grid
 
 __all__ = [
     "ContextLM",

@@ -2,8 +2,8 @@
 
 Everything private is done by **opacus**: per-sample gradients, clipping, noise, Poisson
 sampling and the PRV accountant (``PrivacyEngine(accountant="prv")``, ``get_noise_multiplier``).
-This module supplies the synthetic corpus with planted canaries, the small context LM, Carlini
-et al.'s exposure and the study's grid and regression.
+This module supplies the synthetic corpus with planted canaries, the small context LM and
+Carlini et al.'s exposure; :mod:`icml25.privacy_variance.study` the study's grid and regression.
 
 Notation: ``n`` training records, batch size ``b`` (expected, Poisson sampling rate ``q = b/n``),
 ``T`` steps, learning rate ``eta``, noise multiplier ``sigma``, clipping norm ``C``.
@@ -18,114 +18,37 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from icml25.common.checks import check_int, check_positive
+from icml25.common.checks import (
+    check_choice,
+    check_index_array,
+    check_instance,
+    check_int,
+    check_positive,
+    check_real,
+    check_seed,
+)
+from icml25.privacy_variance.corpus import N_DIGITS, SECRET_LEN, Corpus, _check_corpus
 
 __all__ = [
     "ContextLM",
-    "Corpus",
     "TrainResult",
     "calibrate_sigma",
-    "config_vs_seed_anova",
     "exposure",
-    "fit_privacy_regression",
-    "make_corpus",
     "per_sample_grad_norms",
-    "run_grid",
     "train_dp",
 ]
 
-N_DIGITS = 10  #: tokens 0-9 are digits; secrets are digit strings
-SECRET_LEN = 4
 
-
-@dataclass
-class Corpus:
-    """Training records with planted canaries, held-out records, and the secrets.
-
-    Attributes:
-        train: (n_records, length) int64 token rows; canary rows are mixed in at random places.
-        test: (n_test, length) rows from the same Markov chain, without canaries.
-        prefix: (length - 4,) the fixed canary prefix ("my number is ..."); letters only.
-        secrets: (n_secrets, 4) the secret digit strings: inserted ones first, then controls.
-        reps: (n_secrets,) how often each secret was inserted (0: a never-inserted control).
-        vocab: vocabulary size (digits 0-9, then letters).
-    """
-
-    train: np.ndarray
-    test: np.ndarray
-    prefix: np.ndarray
-    secrets: np.ndarray
-    reps: np.ndarray
-    vocab: int
+def _check_delta(delta: object) -> float:
+    return check_real("delta", delta, 0.0, 1.0, low_open=True, high_open=True)
 
 
 def _check_eps_delta(eps: float, delta: float) -> tuple[float, float]:
-    eps = check_positive("eps", eps)
-    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating)):
-        raise TypeError(f"delta must be a real number, got {type(delta).__name__}")
-    if not 0 < delta < 1:
-        raise ValueError(f"delta must be in (0, 1), got {delta}")
-    return eps, float(delta)
-
-
-def make_corpus(
-    n_records: int = 4096,
-    reps: tuple[int, ...] = (1, 4, 16),
-    n_per_rep: int = 20,
-    n_controls: int = 20,
-    seed: int = 0,
-    length: int = 12,
-    vocab: int = 16,
-    n_test: int = 1024,
-) -> Corpus:
-    """Synthetic records from a sparse random Markov chain, plus canaries.
-
-    Background rows follow a Markov chain over ``vocab`` tokens whose transition rows are
-    Dirichlet(0.3). A canary is ``prefix + secret``: a fixed prefix of ``length - 4`` letters and
-    4 random digits; ``n_per_rep`` distinct secrets are inserted ``r`` times each for every ``r``
-    in ``reps``, replacing background rows. ``n_controls`` further secrets are never inserted.
-    """
-    n_records = check_int("n_records", n_records, 2)
-    n_per_rep = check_int("n_per_rep", n_per_rep)
-    n_controls = check_int("n_controls", n_controls)
-    length = check_int("length", length, SECRET_LEN + 2)
-    vocab = check_int("vocab", vocab, N_DIGITS + 2)
-    if not reps or any(isinstance(r, bool) or not isinstance(r, int) or r < 1 for r in reps):
-        raise ValueError(f"reps must be a non-empty tuple of ints >= 1, got {reps!r}")
-    n_canary_rows = n_per_rep * sum(reps)
-    if n_canary_rows >= n_records:
-        raise ValueError(f"{n_canary_rows} canary rows do not fit in n_records={n_records}")
-    rng = np.random.default_rng(seed)
-    P = rng.dirichlet(np.full(vocab, 0.3), size=vocab)
-
-    def chain(n: int) -> np.ndarray:
-        out = np.zeros((n, length), dtype=np.int64)
-        out[:, 0] = rng.integers(vocab, size=n)
-        for j in range(1, length):
-            cum = P[out[:, j - 1]].cumsum(1)
-            out[:, j] = np.minimum((rng.random((n, 1)) > cum).sum(1), vocab - 1)
-        return out
-
-    background = chain(n_records - n_canary_rows)
-    test = chain(check_int("n_test", n_test))
-    letters = np.arange(N_DIGITS, vocab)
-    prefix = rng.choice(letters, size=length - SECRET_LEN)
-    # distinct secrets: sample without replacement from the 10^4 candidates
-    n_secrets = n_per_rep * len(reps) + n_controls
-    codes = rng.choice(N_DIGITS**SECRET_LEN, size=n_secrets, replace=False)
-    secrets = np.stack([(codes // 10**k) % 10 for k in range(SECRET_LEN - 1, -1, -1)], axis=1)
-    rep_of = np.concatenate([np.repeat(np.array(reps), n_per_rep), np.zeros(n_controls, int)])
-    canary_rows = [
-        np.concatenate([prefix, s]) for s, r in zip(secrets, rep_of, strict=True) for _ in range(r)
-    ]
-    train = np.concatenate([background, np.array(canary_rows, dtype=np.int64)])
-    train = train[rng.permutation(len(train))]
-    return Corpus(train, test, prefix.astype(np.int64), secrets.astype(np.int64), rep_of, vocab)
+    return check_positive("eps", eps), _check_delta(delta)
 
 
 class ContextLM(nn.Module):
@@ -140,6 +63,7 @@ class ContextLM(nn.Module):
     def __init__(self, vocab: int = 16, context: int = 4, d: int = 16, hidden: int = 128) -> None:
         super().__init__()
         self.vocab, self.context = check_int("vocab", vocab, 2), check_int("context", context)
+        d, hidden = check_int("d", d), check_int("hidden", hidden)
         self.emb = nn.Embedding(vocab + 1, d)
         self.fc = nn.Linear(context * d, hidden)
         self.out = nn.Linear(hidden, vocab)
@@ -157,16 +81,15 @@ def calibrate_sigma(
 ) -> float:
     """The noise multiplier sigma at which T = ``steps`` Poisson-sampled steps (rate b/n) spend
     exactly ``eps`` at ``delta`` (opacus's ``get_noise_multiplier``)."""
-    from opacus.accountants.utils import get_noise_multiplier
-
     eps, delta = _check_eps_delta(eps, delta)
     n = check_int("n", n)
     batch_size = check_int("batch_size", batch_size)
     if batch_size > n:
         raise ValueError(f"batch_size ({batch_size}) must not exceed the data size n ({n})")
     steps = check_int("steps", steps)
-    if accountant not in ("prv", "rdp", "gdp"):
-        raise ValueError(f"accountant must be 'prv', 'rdp' or 'gdp', got {accountant!r}")
+    accountant = check_choice("accountant", accountant, ("prv", "rdp", "gdp"))
+    from opacus.accountants.utils import get_noise_multiplier
+
     return float(
         get_noise_multiplier(
             target_epsilon=eps,
@@ -222,8 +145,7 @@ def train_dp(
     :func:`calibrate_sigma` (or the given ``sigma``), SGD with momentum. ``eps=None`` trains
     without privacy on shuffled batches of size b. ``delta`` defaults to 1/n.
     """
-    if not isinstance(corpus, Corpus):
-        raise TypeError(f"corpus must be a Corpus, got {type(corpus).__name__}")
+    _check_corpus(corpus)
     n = len(corpus.train)
     batch_size = check_int("batch_size", batch_size)
     if batch_size > n:
@@ -231,10 +153,16 @@ def train_dp(
     steps = check_int("steps", steps)
     lr = check_positive("lr", lr)
     clip = check_positive("clip", clip)
+    seed = check_seed("seed", seed)
+    momentum = check_real("momentum", momentum, 0.0)
+    if sigma is not None:
+        check_positive("sigma", sigma)
     delta = 1.0 / n if delta is None else delta
     private = eps is not None or sigma is not None
     if private:
         _check_eps_delta(8.0 if eps is None else eps, delta)
+    else:
+        _check_delta(delta)
     torch.manual_seed(seed)
     g = torch.Generator().manual_seed(seed)
     model = ContextLM(corpus.vocab)
@@ -301,11 +229,13 @@ def per_sample_grad_norms(model: nn.Module, x: torch.Tensor) -> np.ndarray:
     ``GradSampleModule`` (the quantity DP-SGD clips at C). ``model`` is left unchanged."""
     import copy
 
+    check_instance("model", model, ContextLM)
+    check_index_array("x", x, model.vocab, ndim=2, high_name="model.vocab")
+    x = torch.as_tensor(x)
+    if x.shape[1] < 2:
+        raise ValueError(f"x must be a (B, L) token batch with L >= 2, got shape {tuple(x.shape)}")
     from opacus import GradSampleModule
 
-    x = torch.as_tensor(x)
-    if x.ndim != 2:
-        raise ValueError(f"x must be a (B, L) token batch, got shape {tuple(x.shape)}")
     gsm = GradSampleModule(copy.deepcopy(model))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -347,11 +277,13 @@ def exposure(model: nn.Module, prefix: np.ndarray, secrets: np.ndarray) -> np.nd
     Returns:
         (S,) exposures in bits.
     """
+    check_instance("model", model, nn.Module)
+    vocab = getattr(model, "vocab", None)
+    check_index_array("prefix", prefix, vocab, ndim=1, high_name="model.vocab")
+    check_index_array("secrets", secrets, N_DIGITS, ndim=2)
     secrets = np.asarray(secrets)
-    if secrets.ndim != 2 or secrets.shape[1] != SECRET_LEN:
+    if secrets.shape[1] != SECRET_LEN:
         raise ValueError(f"secrets must have shape (S, {SECRET_LEN}), got {secrets.shape}")
-    if secrets.min() < 0 or secrets.max() >= N_DIGITS:
-        raise ValueError("secrets must be digits 0-9")
     cands = _all_candidates()
     ll = _secret_loglik(model, np.asarray(prefix), cands).numpy()
     idx = secrets @ (10 ** np.arange(SECRET_LEN - 1, -1, -1))
@@ -359,101 +291,3 @@ def exposure(model: nn.Module, prefix: np.ndarray, secrets: np.ndarray) -> np.nd
     # rank = 1 + #candidates with strictly larger log-likelihood
     rank = 1 + len(ll) - np.searchsorted(sorted_ll, ll[idx], side="right")
     return np.log2(len(ll)) - np.log2(rank)
-
-
-def run_grid(
-    configs: list[dict],
-    corpus: Corpus,
-    eps: float,
-    delta: float,
-    seeds: tuple[int, ...] | list[int] = (0,),
-) -> pd.DataFrame:
-    """Train every configuration ``{"b", "T", "lr"}`` for every seed at the same (eps, delta).
-
-    Returns one row per (config, seed) with ``b, T, lr, seed, sigma, eps_spent, test_loss,
-    seconds``, the mean exposure of the secrets inserted ``r`` times (``exposure_r{r}``) and
-    of the controls (``exposure_control``).
-    """
-    eps, delta = _check_eps_delta(eps, delta)
-    if not configs:
-        raise ValueError("configs must be a non-empty list of {'b', 'T', 'lr'} dicts")
-    rows = []
-    sigmas: dict[tuple[int, int], float] = {}
-    levels = sorted(set(corpus.reps.tolist()) - {0})
-    for cfg in configs:
-        if not {"b", "T", "lr"} <= set(cfg):
-            raise ValueError(f"each config needs keys 'b', 'T', 'lr', got {cfg}")
-        key = (cfg["b"], cfg["T"])
-        if key not in sigmas:  # sigma depends on (b, T) only: calibrate once
-            sigmas[key] = calibrate_sigma(eps, delta, cfg["b"], len(corpus.train), cfg["T"])
-        for seed in seeds:
-            res = train_dp(
-                corpus, cfg["b"], cfg["T"], cfg["lr"], eps, delta, seed=seed, sigma=sigmas[key]
-            )
-            ex = exposure(res.model, corpus.prefix, corpus.secrets)
-            row = {
-                "b": cfg["b"],
-                "T": cfg["T"],
-                "lr": cfg["lr"],
-                "seed": seed,
-                "sigma": res.sigma,
-                "eps_spent": res.eps_spent,
-                "test_loss": res.test_loss,
-                "seconds": res.seconds,
-            }
-            for r in levels:
-                row[f"exposure_r{r}"] = float(ex[corpus.reps == r].mean())
-            row["exposure_control"] = float(ex[corpus.reps == 0].mean())
-            rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def fit_privacy_regression(df: pd.DataFrame, response: str | None = None):
-    """OLS of empirical privacy on the log hyperparameters (statsmodels formula API):
-    ``response ~ np.log(b) + np.log(T) + np.log(lr)``.
-
-    ``response`` defaults to the exposure of the most repeated canaries. Returns the fitted
-    ``RegressionResults`` (``.params``, ``.conf_int()``, ``.pvalues``, ``.rsquared``).
-    """
-    import statsmodels.formula.api as smf
-
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
-    if response is None:
-        cols = sorted(
-            (c for c in df.columns if c.startswith("exposure_r")), key=lambda c: int(c[10:])
-        )
-        if not cols:
-            raise ValueError("df has no exposure_r* column; pass response=")
-        response = cols[-1]
-    missing = {"b", "T", "lr", response} - set(df.columns)
-    if missing:
-        raise ValueError(f"df is missing columns {sorted(missing)}")
-    if len(df) < 5:
-        raise ValueError(f"need at least 5 rows to fit 4 coefficients, got {len(df)}")
-    return smf.ols(f"{response} ~ np.log(b) + np.log(T) + np.log(lr)", data=df).fit()
-
-
-def config_vs_seed_anova(df: pd.DataFrame, column: str) -> dict:
-    """One-way ANOVA of ``column`` with the configuration (b, T, lr) as the factor.
-
-    Returns ``{"between_sd", "within_sd", "F", "p"}``: the standard deviation of the
-    configuration means, the pooled within-configuration (seed-to-seed) standard deviation,
-    and scipy's ``f_oneway`` statistic and p-value.
-    """
-    from scipy.stats import f_oneway
-
-    if column not in df.columns:
-        raise ValueError(f"df has no column {column!r}")
-    groups = [g[column].to_numpy() for _, g in df.groupby(["b", "T", "lr"])]
-    if len(groups) < 2 or min(len(g) for g in groups) < 2:
-        raise ValueError("need at least 2 configurations with at least 2 seeds each")
-    means = np.array([g.mean() for g in groups])
-    within = np.sqrt(np.mean([g.var(ddof=1) for g in groups]))
-    stat = f_oneway(*groups)
-    return {
-        "between_sd": float(means.std(ddof=1)),
-        "within_sd": float(within),
-        "F": float(stat.statistic),
-        "p": float(stat.pvalue),
-    }

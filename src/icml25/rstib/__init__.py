@@ -7,14 +7,7 @@ Data: :func:`make_traffic_graph`, :func:`simulate_traffic`, :func:`add_noise` (d
 :func:`rstib_loss`, :func:`train_forecaster`, :func:`evaluate`.
 """
 
-from icml25.rstib.data import (
-    TrafficData,
-    add_noise,
-    make_traffic_graph,
-    make_windows,
-    seasonal_naive,
-    simulate_traffic,
-)
+from icml25.rstib.data import TrafficData, add_noise, make_traffic_graph, simulate_traffic
 from icml25.rstib.models import RSTIBMLP, STIDMLP, IBOutput, STGCNLite, n_params
 from icml25.rstib.train import (
     evaluate,
@@ -24,6 +17,7 @@ from icml25.rstib.train import (
     rstib_loss,
     train_forecaster,
 )
+from icml25.rstib.windows import make_windows, seasonal_naive
 
 __all__ = [
     "IBOutput",

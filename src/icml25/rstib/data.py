@@ -1,4 +1,4 @@
-"""A synthetic road network whose congestion waves travel downstream, dual noise, and windows.
+"""A synthetic road network whose congestion waves travel downstream, and dual noise.
 
 Real traffic sets (PEMS04, METR-LA) cannot be downloaded here, so the chapter builds a generator
 in which the graph matters: a congestion wave that starts at sensor ``i`` reaches each downstream
@@ -15,16 +15,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml25.common.checks import check_array, check_int
+from icml25.common.checks import (
+    check_array,
+    check_choice,
+    check_int,
+    check_probability,
+    check_real,
+    check_seed,
+)
 
-__all__ = [
-    "TrafficData",
-    "add_noise",
-    "make_traffic_graph",
-    "make_windows",
-    "seasonal_naive",
-    "simulate_traffic",
-]
+__all__ = ["TrafficData", "add_noise", "make_traffic_graph", "simulate_traffic"]
 
 
 def make_traffic_graph(
@@ -44,11 +44,12 @@ def make_traffic_graph(
         W: (N, N) weights; ``W[i, j] > 0`` means traffic flows from sensor i to sensor j.
     """
     n_nodes = check_int("n_nodes", n_nodes, 4)
-    rng = np.random.default_rng(seed)
+    kind = check_choice("kind", kind, ("corridors", "knn"))
+    if kind == "corridors" and n_nodes % 4:
+        raise ValueError(f"n_nodes must be divisible by 4 for kind='corridors', got {n_nodes}")
+    rng = np.random.default_rng(check_seed("seed", seed))
     W = np.zeros((n_nodes, n_nodes))
     if kind == "corridors":
-        if n_nodes % 4:
-            raise ValueError(f"n_nodes must be divisible by 4 for kind='corridors', got {n_nodes}")
         per = n_nodes // 4
         coords = np.zeros((n_nodes, 2))
         for c in range(4):
@@ -62,7 +63,7 @@ def make_traffic_graph(
                     if k + step < per:
                         W[i, i + step] = 1.0  # marked; weighted below
         sigma = 1.5
-    elif kind == "knn":
+    else:  # knn
         coords = rng.uniform(0, 1, size=(n_nodes, 2))
         dist = np.linalg.norm(coords[:, None] - coords[None], axis=-1)
         for i in range(n_nodes):
@@ -70,8 +71,6 @@ def make_traffic_graph(
             for j in east[np.argsort(dist[i, east])][:3]:
                 W[i, j] = 1.0
         sigma = float(np.std(dist[W > 0])) + float(np.mean(dist[W > 0]))
-    else:
-        raise ValueError(f"kind must be 'corridors' or 'knn', got {kind!r}")
     dist = np.linalg.norm(coords[:, None] - coords[None], axis=-1)
     W = np.where(W > 0, np.exp(-(dist**2) / sigma**2), 0.0)
     W[W < 0.1] = 0.0
@@ -143,15 +142,11 @@ def simulate_traffic(
     n_days = check_int("n_days", n_days)
     steps_per_day = check_int("steps_per_day", steps_per_day, 24)
     lag = check_int("lag", lag)
-    if not 0 <= shock_rate < 1:
-        raise ValueError(f"shock_rate must be in [0, 1), got {shock_rate}")
-    if not 0 <= attenuation < 1:
-        raise ValueError(f"attenuation must be in [0, 1), got {attenuation}")
-    if not 0 <= drop <= 1:
-        raise ValueError(f"drop must be in [0, 1], got {drop}")
-    if not ar_std >= 0:
-        raise ValueError(f"ar_std must be >= 0, got {ar_std}")
-    rng = np.random.default_rng(seed)
+    shock_rate = check_probability("shock_rate", shock_rate, high_open=True)
+    attenuation = check_probability("attenuation", attenuation, high_open=True)
+    drop = check_probability("drop", drop)
+    ar_std = check_real("ar_std", ar_std, 0.0)
+    rng = np.random.default_rng(check_seed("seed", seed))
     n = W.shape[0]
     T = n_days * steps_per_day
     t = np.arange(T)
@@ -204,100 +199,6 @@ def add_noise(x: np.ndarray, ratio: float, seed: int = 0) -> np.ndarray:
     that is the "dual noise effect". ``std(x)`` is the standard deviation over all entries.
     """
     x = check_array("x", x, 2)
-    if isinstance(ratio, bool) or not isinstance(ratio, (int, float, np.floating)):
-        raise TypeError(f"ratio must be a real number, got {type(ratio).__name__}")
-    if not np.isfinite(ratio) or ratio < 0:
-        raise ValueError(f"ratio must be a finite number >= 0, got {ratio}")
-    rng = np.random.default_rng(seed)
+    ratio = check_real("ratio", ratio, 0.0)
+    rng = np.random.default_rng(check_seed("seed", seed))
     return x + rng.normal(0.0, float(ratio) * float(np.std(x)), size=x.shape)
-
-
-def make_windows(
-    data: TrafficData,
-    lag: int = 12,
-    horizon: int = 12,
-    split: tuple[float, float, float] = (0.6, 0.2, 0.2),
-    noisy: np.ndarray | None = None,
-    stride: int = 1,
-) -> dict:
-    """Cut the series into (input, target) windows, chronologically split, max-01 normalised.
-
-    Args:
-        data: the simulated series; ``data.x`` gives the **clean** targets used for evaluation.
-        lag: input length L (steps).
-        horizon: forecast length H (steps).
-        split: train/val/test fractions of the windows, in time order; must sum to 1.
-        noisy: (T, N) the series the models observe (inputs and training targets), e.g.
-            ``add_noise(data.x, r)``; ``None`` means the clean series.
-        stride: keep every ``stride``-th training window (consecutive windows share all but
-            one step; a stride of 2 halves the training cost). Val and test keep every window.
-
-    Returns:
-        ``{"train"|"val"|"test": {"x": (B, L, N), "y": (B, H, N), "y_clean": (B, H, N),
-        "tod": (B,), "dow": (B,), "t": (B,)}, "scale": float, "steps_per_day": int,
-        "n_nodes": int}``,
-        float32 arrays divided by ``scale`` (the max of the observed training series, as in
-        the paper's max-01 normalisation); ``tod``/``dow`` are those of the last input step and
-        ``t`` the index in the series of the first target step.
-    """
-    if not isinstance(data, TrafficData):
-        raise TypeError(f"data must be a TrafficData, got {type(data).__name__}")
-    lag = check_int("lag", lag)
-    horizon = check_int("horizon", horizon)
-    if len(split) != 3 or any(not 0 < f < 1 for f in split) or abs(sum(split) - 1) > 1e-9:
-        raise ValueError(f"split must be three fractions in (0, 1) that sum to 1, got {split}")
-    clean = data.x
-    obs = clean if noisy is None else check_array("noisy", noisy, 2)
-    if obs.shape != clean.shape:
-        raise ValueError(f"noisy must have shape {clean.shape}, got {obs.shape}")
-    T = len(clean)
-    starts = np.arange(0, T - lag - horizon + 1)
-    if len(starts) < 3:
-        raise ValueError(f"the series ({T} steps) is too short for lag {lag} + horizon {horizon}")
-    n_tr = int(round(split[0] * len(starts)))
-    n_va = int(round(split[1] * len(starts)))
-    stride = check_int("stride", stride)
-    parts = {
-        "train": starts[:n_tr:stride],
-        "val": starts[n_tr : n_tr + n_va],
-        "test": starts[n_tr + n_va :],
-    }
-    scale = float(np.max(obs[: n_tr + lag + horizon - 1]))
-    idx_in = np.arange(lag)
-    idx_out = np.arange(lag, lag + horizon)
-    out: dict = {"scale": scale, "steps_per_day": data.steps_per_day, "n_nodes": clean.shape[1]}
-    for name, s in parts.items():
-        out[name] = {
-            "x": (obs[s[:, None] + idx_in] / scale).astype(np.float32),
-            "y": (obs[s[:, None] + idx_out] / scale).astype(np.float32),
-            "y_clean": (clean[s[:, None] + idx_out] / scale).astype(np.float32),
-            "tod": data.tod[s + lag - 1].astype(np.int64),
-            "dow": data.dow[s + lag - 1].astype(np.int64),
-            "t": (s + lag).astype(np.int64),
-        }
-    return out
-
-
-def seasonal_naive(
-    series: np.ndarray, windows: dict, split: str = "test", period: int = 2016
-) -> dict:
-    """Forecasts without learning for ``windows[split]``, in the windows' (normalised) units.
-
-    Returns ``{"last value": (B, H, N), "seasonal naive": (B, H, N)}``: the last observed input
-    repeated over the horizon, and ``series`` (T, N) ``period`` steps before each target step
-    (2016 = one week of 5-minute steps; pass the observed series to be fair).
-    """
-    series = check_array("series", series, 2)
-    period = check_int("period", period)
-    if split not in ("train", "val", "test"):
-        raise ValueError(f"split must be 'train', 'val' or 'test', got {split!r}")
-    part = windows[split]
-    H = part["y"].shape[1]
-    last = np.repeat(part["x"][:, -1:, :], H, axis=1)
-    tgt = part["t"][:, None] + np.arange(H)
-    if tgt.min() - period < 0:
-        raise ValueError(
-            f"the series is too short for a seasonal-naive forecast at period {period}"
-        )
-    seasonal = (series[tgt - period] / windows["scale"]).astype(np.float32)
-    return {"last value": last, "seasonal naive": seasonal}

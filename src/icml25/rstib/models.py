@@ -14,13 +14,14 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch_geometric.nn import ChebConv
 
-from icml25.common.checks import check_int
+from icml25.common.checks import check_finite_array, check_instance, check_int
 
 __all__ = ["RSTIBMLP", "STGCNLite", "STIDMLP", "IBOutput", "n_params"]
 
 
 def n_params(model: nn.Module) -> int:
     """Number of trainable parameters."""
+    check_instance("model", model, nn.Module)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
@@ -88,6 +89,8 @@ class STIDMLP(nn.Module):
         steps_per_day: int = 288,
     ) -> None:
         super().__init__()
+        d, n_layers = check_int("d", d), check_int("n_layers", n_layers, 0)
+        steps_per_day = check_int("steps_per_day", steps_per_day)
         self.emb = _Embeddings(
             check_int("n_nodes", n_nodes), check_int("lag", lag), d, steps_per_day
         )
@@ -143,12 +146,19 @@ class STGCNLite(nn.Module):
     ) -> None:
         super().__init__()
         n_nodes = check_int("n_nodes", n_nodes)
-        W = np.asarray(W, dtype=float)
-        if W.ndim != 2 or W.shape[0] != W.shape[1]:
+        W = check_finite_array("W", W, ndim=2)
+        if W.shape[0] != W.shape[1]:
             raise ValueError(f"W must be a square matrix, got shape {W.shape}")
         if W.shape[0] != n_nodes:
-            raise ValueError(f"W must be ({n_nodes}, {n_nodes}), got {W.shape}")
+            raise ValueError(
+                f"W must be ({n_nodes}, {n_nodes}) for n_nodes={n_nodes}, got {W.shape}"
+            )
+        if W.min() < 0:
+            raise ValueError("W must have non-negative weights")
         lag = check_int("lag", lag, 9)
+        horizon, channels = check_int("horizon", horizon), check_int("channels", channels, 2)
+        K, node_dim = check_int("K", K), check_int("node_dim", node_dim, 0)
+        steps_per_day = check_int("steps_per_day", steps_per_day)
         sym = np.maximum(W, W.T)
         src, dst = np.nonzero(sym)
         self.register_buffer("edge_index", torch.tensor(np.stack([src, dst]), dtype=torch.long))
@@ -162,7 +172,7 @@ class STGCNLite(nn.Module):
                 _STBlock(channels, channels // 2, channels, K),
             ]
         )
-        self.out = nn.Linear(channels * (lag - 8), check_int("horizon", horizon))
+        self.out = nn.Linear(channels * (lag - 8), horizon)
 
     def forward(self, x: torch.Tensor, tod: torch.Tensor, dow: torch.Tensor) -> torch.Tensor:
         B, L, N = x.shape
@@ -241,18 +251,23 @@ class RSTIBMLP(nn.Module):
     ) -> None:
         super().__init__()
         self.horizon = check_int("horizon", horizon)
+        d, n_layers = check_int("d", d), check_int("n_layers", n_layers, 0)
+        steps_per_day = check_int("steps_per_day", steps_per_day)
+        if dynamic and d % 2:
+            raise ValueError(
+                f"d must be even with dynamic embeddings (5·d is split in two), got {d}"
+            )
+        n_eval_samples = check_int("n_eval_samples", n_eval_samples, 0)
         self.emb = _Embeddings(
             check_int("n_nodes", n_nodes), check_int("lag", lag), d, steps_per_day, dynamic=dynamic
         )
         D = self.emb.dim
-        if D % 2:
-            raise ValueError(f"the embedding dimension must be even, got {D}")
         self.encoder = nn.Sequential(*[_ResidualMLP(D) for _ in range(n_layers)])
         self.ib = ib
         self.noise_y = nn.Linear(D, 2 * horizon)
         self.noise_x = nn.Linear(D, 2 * D)
         self.head = nn.Linear(D // 2, horizon)
-        self.n_eval_samples = check_int("n_eval_samples", n_eval_samples, 0)
+        self.n_eval_samples = n_eval_samples
 
     def forward_ib(self, x: torch.Tensor, tod: torch.Tensor, dow: torch.Tensor) -> IBOutput:
         """One stochastic pass with every distribution the loss needs (deterministic, with the

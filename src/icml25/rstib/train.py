@@ -11,9 +11,19 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.distributions import Normal, kl_divergence
 
-from icml25.common.checks import check_int, check_positive
+from icml25.common.checks import (
+    check_choice,
+    check_finite_array,
+    check_instance,
+    check_int,
+    check_positive,
+    check_real,
+    check_seed,
+    check_tensor,
+)
 from icml25.common.training import minibatch_training
 from icml25.rstib.models import RSTIBMLP, IBOutput
+from icml25.rstib.windows import check_windows
 
 __all__ = [
     "evaluate",
@@ -26,7 +36,11 @@ __all__ = [
 
 
 def gaussian_kl(mu: torch.Tensor, sigma: torch.Tensor) -> torch.Tensor:
-    """KL(N(mu, sigma^2) || N(0, 1)) per entry (nats), via ``torch.distributions``."""
+    """KL(N(mu, sigma^2) || N(0, 1)) per entry (nats), via ``torch.distributions``; sigma > 0."""
+    check_tensor("mu", mu)
+    check_tensor("sigma", sigma)
+    if not bool((sigma > 0).all()):
+        raise ValueError("sigma must be > 0")
     if mu.shape != sigma.shape:
         raise ValueError(f"mu and sigma must have equal shapes, got {mu.shape} and {sigma.shape}")
     return kl_divergence(Normal(mu, sigma), Normal(torch.zeros_like(mu), torch.ones_like(mu)))
@@ -66,14 +80,17 @@ def rstib_loss(
     Returns:
         the scalar loss and its parts as floats.
     """
+    check_instance("out", out, IBOutput)
+    check_tensor("y", y)
+    if teacher_pred is not None:
+        check_tensor("teacher_pred", teacher_pred)
     if y.shape != out.pred.shape:
         raise ValueError(f"y must have shape {tuple(out.pred.shape)}, got {tuple(y.shape)}")
     if teacher_pred is not None and teacher_pred.shape != y.shape:
         raise ValueError(
             f"teacher_pred must have shape {tuple(y.shape)}, got {tuple(teacher_pred.shape)}"
         )
-    if not beta >= 0 or not kd_weight >= 0:
-        raise ValueError(f"beta and kd_weight must be >= 0, got {beta} and {kd_weight}")
+    beta, kd_weight = check_real("beta", beta, 0.0), check_real("kd_weight", kd_weight, 0.0)
     scale = check_positive("scale", scale)
     ib = out.sigma is not None
     if ib:
@@ -113,13 +130,35 @@ def _tensors(part: dict) -> tuple[torch.Tensor, ...]:
     return tuple(torch.as_tensor(part[k]) for k in ("x", "tod", "dow", "y"))
 
 
+def _check_fit(model: nn.Module, windows: dict, split: str, name: str = "model") -> None:
+    """One forecast of the first window of ``split``, to fail early (and by name) when the model
+    does not fit the windows; in eval mode, without gradients, the torch RNG state restored."""
+    x, tod, dow, y = (t[:1] for t in _tensors(windows[split]))
+    training = model.training
+    try:
+        with torch.random.fork_rng(devices=[]), torch.no_grad():
+            model.eval()
+            shape = tuple(model(x, tod, dow).shape)
+    except (RuntimeError, IndexError, ValueError) as err:
+        raise ValueError(f"windows[{split!r}] do not fit the {name}: {err}") from None
+    finally:
+        model.train(training)
+    if shape != tuple(y.shape):
+        raise ValueError(
+            f"the {name} forecasts {shape} but windows[{split!r}] hold y {tuple(y.shape)}"
+        )
+
+
 @torch.no_grad()
 def predict(
     model: nn.Module, windows: dict, split: str = "test", batch_size: int = 256
 ) -> np.ndarray:
     """Forecasts (B, H, N) of ``model`` on ``windows[split]``, normalised units, eval mode."""
-    if split not in ("train", "val", "test"):
-        raise ValueError(f"split must be 'train', 'val' or 'test', got {split!r}")
+    check_instance("model", model, nn.Module)
+    split = check_choice("split", split, ("train", "val", "test"))
+    check_windows(windows, (split,))
+    batch_size = check_int("batch_size", batch_size)
+    _check_fit(model, windows, split)
     model.eval()
     x, tod, dow, _ = _tensors(windows[split])
     outs = [
@@ -137,13 +176,21 @@ def evaluate(
     Scored against the **clean** targets by default (robustness), or against the observed noisy
     ones. MAPE is masked to targets above 1 vehicle per 5 minutes.
     """
+    split = check_choice("split", split, ("train", "val", "test"))
+    check_windows(windows, (split,), ("x", "tod", "dow", "y", "y_clean"))
     pred = predict(model, windows, split) * windows["scale"]
     y = windows[split]["y_clean" if clean_targets else "y"] * windows["scale"]
     return forecast_errors(pred, y)
 
 
 def forecast_errors(pred: np.ndarray, y: np.ndarray) -> dict:
-    """``{"MAE", "RMSE", "MAPE"}`` of forecasts ``pred`` against ``y`` (same shape, flow units)."""
+    """``{"MAE", "RMSE", "MAPE"}`` of forecasts ``pred`` against ``y`` (same shape, flow units).
+
+    MAPE is NaN when no target exceeds 1 (it is undefined there).
+    """
+    check_finite_array("pred", pred)  # checks only: the metrics keep the arrays' own dtype
+    check_finite_array("y", y)
+    pred, y = np.asarray(pred), np.asarray(y)
     if pred.shape != y.shape:
         raise ValueError(f"pred and y must have equal shapes, got {pred.shape} and {y.shape}")
     err = pred - y
@@ -182,10 +229,17 @@ def train_forecaster(
         ``{"train_loss": [per epoch], "val_mae": [per epoch], "best_epoch": int}``; the model is
         left with the best epoch's weights, in eval mode.
     """
-    if not isinstance(model, nn.Module):
-        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    check_instance("model", model, nn.Module)
+    check_windows(windows, ("train", "val"))
     epochs = check_int("epochs", epochs)
-    batch_size = check_int("batch_size", batch_size)
+    if teacher is not None:
+        check_instance("teacher", teacher, nn.Module)
+        _check_fit(teacher, windows, "train", "teacher")
+    lr, batch_size = check_positive("lr", lr), check_int("batch_size", batch_size)
+    seed = check_seed("seed", seed)
+    beta, kd_weight = check_real("beta", beta, 0.0), check_real("kd_weight", kd_weight, 0.0)
+    weight_decay = check_real("weight_decay", weight_decay, 0.0)
+    _check_fit(model, windows, "train")
     g = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
     x, tod, dow, y = _tensors(windows["train"])
@@ -193,9 +247,7 @@ def train_forecaster(
     t_pred = None
     if teacher is not None:
         t_pred = torch.as_tensor(predict(teacher, windows, "train"))
-    opt = torch.optim.Adam(
-        model.parameters(), lr=check_positive("lr", lr), weight_decay=weight_decay
-    )
+    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.MultiStepLR(opt, [epochs // 2, 3 * epochs // 4], 0.5)
 
     def step(idx: torch.Tensor) -> torch.Tensor:
@@ -221,6 +273,8 @@ def train_forecaster(
         history["val_mae"].append(val)
         if val < best:
             best, best_state, history["best_epoch"] = val, copy.deepcopy(model.state_dict()), epoch
+    if best_state is None:
+        raise ValueError(f"training diverged: the validation MAE was never finite (lr={lr})")
     model.load_state_dict(best_state)
     model.eval()
     return history

@@ -7,8 +7,10 @@ table lists every difference):
 * :func:`threshold_column` (the paper's thresholding idea): pick i* = argmax_i Σ̂_ii, take the
   column Σ̂_{:, i*}, whose population value is λ v_{i*} v + e_{i*}; subtract e_{i*} and keep its
   k largest entries, S. ``init="column"`` (default) returns that truncated column, normalised;
-  ``init="eigen"`` (the authors' code, `jxying/spca`) the top eigenvector of Σ̂ restricted to S.
-  Costs O(np) (+ O(nk²) for "eigen"): only the diagonal and one column of Σ̂ are formed.
+  ``init="authors"`` is the released code's start (`jxying/spca`): the entries ranked 2 to k+1
+  of |Σ̂_{:, i*}| (its slice drops the largest, Σ̂_{i*i*} itself) and the top eigenvector of Σ̂
+  restricted to them. Costs O(np) (+ O(nk²) for "authors"): only the diagonal and one column of
+  Σ̂ are formed.
 * :func:`two_stage`: :func:`threshold_column` as the start of the truncated power method.
 * :func:`truncated_power`: Yuan & Zhang (2013), v_{t+1} = T_k(Σ̂ v_t) / ‖T_k(Σ̂ v_t)‖.
 * :func:`diagonal_thresholding`: Johnstone & Lu (2009), the k largest Σ̂_ii, then the top
@@ -31,6 +33,7 @@ import scipy.sparse.linalg
 
 from icml25.common.checks import (
     check_array,
+    check_choice,
     check_int,
     check_positive,
     check_symmetric,
@@ -76,7 +79,7 @@ def column_statistics(X: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
     return d, i_star, c
 
 
-INITS: tuple[str, ...] = ("column", "eigen")
+INITS: tuple[str, ...] = ("column", "authors")
 
 
 def threshold_column(X: np.ndarray, k: int, init: str = "column") -> np.ndarray:
@@ -84,25 +87,35 @@ def threshold_column(X: np.ndarray, k: int, init: str = "column") -> np.ndarray:
 
     1. d_j = Σ̂_jj for all j, and i* = argmax_j d_j (w.h.p. an entry with large |v_{i*}|).
     2. c = Σ̂_{:, i*} − e_{i*} ≈ λ v_{i*} v + noise of size sqrt(log p / n) per entry
-       (see :func:`column_statistics`); S = the k largest |c_j|.
-    3. ``init="column"``: v̂ = T_k(c) / ‖T_k(c)‖. ``init="eigen"`` (the authors' released
-       initialiser): v̂ = the top eigenvector of Σ̂_{S,S}, embedded in ℝ^p.
+       (see :func:`column_statistics`).
+    3. ``init="column"``: v̂ = T_k(c) / ‖T_k(c)‖. ``init="authors"`` (the released code's
+       start, replicated literally): S = the entries ranked 2..k+1 of |Σ̂_{:, i*}| = |c + e_{i*}|
+       (the code's ``argsort(...)[-k-1:-1]``, which drops Σ̂_{i*i*}, the largest), and v̂ = the
+       top eigenvector of Σ̂_{S,S}, embedded in ℝ^p.
 
     Args:
         X: data of shape (n, p), zero-mean rows.
         k: sparsity, 1 <= k <= p.
-        init: ``"column"`` or ``"eigen"`` (see above).
+        init: ``"column"`` or ``"authors"`` (see above).
 
     Returns:
         v̂ of shape (p,), unit norm, k non-zeros. Sign is arbitrary (v is defined up to sign).
     """
     X = check_array("X", X, 2)
     k = check_int("k", k, 1, X.shape[1])
-    if init not in INITS:
-        raise ValueError(f"init must be one of {INITS}, got {init!r}")
+    if not np.any(X):
+        raise ValueError("X must not be all zeros (its column statistics carry no spike)")
+    init = check_choice("init", init, INITS)
     _, i_star, column = column_statistics(X)
-    if init == "eigen":
-        idx = _top_k(column, k)
+    if init == "authors":
+        if k >= X.shape[1]:
+            raise ValueError(
+                f"k must be < p = {X.shape[1]} with init='authors' (its slice drops "
+                f"one entry), got {k}"
+            )
+        raw = column.copy()
+        raw[i_star] += 1.0  # the code ranks Σ̂_{:, i*} itself
+        idx = np.sort(np.argsort(np.abs(raw), kind="stable")[-k - 1 : -1])
         sub = X[:, idx].T @ X[:, idx] / X.shape[0]  # Σ̂_{S,S}, O(n k²)
         _, vecs = scipy.linalg.eigh(sub, subset_by_index=[k - 1, k - 1])
         v_hat = np.zeros(X.shape[1])
@@ -110,7 +123,7 @@ def threshold_column(X: np.ndarray, k: int, init: str = "column") -> np.ndarray:
         return v_hat
     v_hat = _truncate(column, k)
     norm = np.linalg.norm(v_hat)
-    if norm == 0:  # all-zero column: only with degenerate data; fall back to e_{i*}
+    if norm == 0:  # c = 0 exactly: only for degenerate, non-random data; fall back to e_{i*}
         v_hat[i_star] = 1.0
         return v_hat
     return v_hat / norm

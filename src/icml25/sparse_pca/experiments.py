@@ -11,7 +11,17 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from icml25.common.checks import check_array, check_int, check_positive
+from icml25.common.checks import (
+    check_array,
+    check_choice,
+    check_finite_array,
+    check_index_array,
+    check_int,
+    check_positive,
+    check_probabilities,
+    check_real,
+    check_seed,
+)
 from icml25.common.timing import time_call
 from icml25.sparse_pca.estimators import (
     covariance_thresholding,
@@ -37,11 +47,12 @@ def sklearn_sparse_pca(X: np.ndarray, k: int, alpha: float = 1.0, seed: int = 0)
     ``alpha``, not by k); it serves as the widely used library baseline of the speed panel. The
     returned unit vector is truncated to its k largest entries so that it is comparable.
     """
-    from sklearn.decomposition import SparsePCA
-
     X = check_array("X", X, 2)
     k = check_int("k", k, 1, X.shape[1])
     alpha = check_positive("alpha", alpha)
+    seed = check_int("seed", seed, 0, 2**32 - 1)  # scikit-learn's random_state range
+    from sklearn.decomposition import SparsePCA
+
     model = SparsePCA(n_components=1, alpha=alpha, random_state=seed, max_iter=100)
     model.fit(X)
     comp = model.components_[0]
@@ -55,6 +66,19 @@ def sklearn_sparse_pca(X: np.ndarray, k: int, alpha: float = 1.0, seed: int = 0)
     return out / np.linalg.norm(out)
 
 
+def random_sparse(X: np.ndarray, k: int) -> np.ndarray:
+    """A model-free control: a random unit vector with k non-zeros, shape (p,), seeded by the
+    data's bytes (so that a grid stays reproducible)."""
+    import zlib
+
+    X = check_array("X", X, 2)
+    k = check_int("k", k, 1, X.shape[1])
+    rng = np.random.default_rng(zlib.crc32(np.ascontiguousarray(X).tobytes()))
+    out = np.zeros(X.shape[1])
+    out[rng.choice(X.shape[1], size=k, replace=False)] = rng.standard_normal(k)
+    return out / np.linalg.norm(out)
+
+
 def _from_cov(fn: Callable[[np.ndarray, int], np.ndarray]) -> Estimator:
     return lambda X, k: fn(sample_covariance(X), k)
 
@@ -62,9 +86,10 @@ def _from_cov(fn: Callable[[np.ndarray, int], np.ndarray]) -> Estimator:
 #: The estimators of the chapter by display name (the names match ``plotting.METHOD_COLORS``).
 METHODS: dict[str, Estimator] = {
     "Thresholding": threshold_column,
-    "Thresholding (eigen init)": lambda X, k: threshold_column(X, k, init="eigen"),
+    "Thresholding (authors' start)": lambda X, k: threshold_column(X, k, init="authors"),
     "Two-stage": two_stage,
-    "Two-stage (eigen init)": lambda X, k: two_stage(X, k, init="eigen"),
+    "Two-stage (authors' start)": lambda X, k: two_stage(X, k, init="authors"),
+    "Random k-sparse": lambda X, k: random_sparse(X, k),
     "Diagonal thresholding": _from_cov(diagonal_thresholding),
     "Covariance thresholding": lambda X, k: covariance_thresholding(
         sample_covariance(X), k, X.shape[0]
@@ -75,7 +100,21 @@ METHODS: dict[str, Estimator] = {
 
 def instance_seed(seed: int, *keys: int) -> int:
     """A seed for one instance, derived from the grid seed and the instance's integer keys."""
+    seed = check_seed("seed", seed)
+    keys = tuple(check_int("keys", key, 0) for key in keys)
     return int(np.random.SeedSequence([seed, *keys]).generate_state(1)[0])
+
+
+def _check_methods(methods: object) -> None:
+    if (
+        isinstance(methods, str)
+        or not isinstance(methods, (Sequence, np.ndarray))
+        or not len(methods)
+    ):
+        raise TypeError(f"methods must be a non-empty list of names from METHODS, got {methods!r}")
+    unknown = [m for m in methods if not isinstance(m, str) or m not in METHODS]
+    if unknown:
+        raise ValueError(f"methods must be names from METHODS {sorted(METHODS)}, got {unknown}")
 
 
 def sample_complexity_grid(
@@ -95,13 +134,18 @@ def sample_complexity_grid(
         One row per (method, k, p, c, trial) with columns ``method, k, p, c, n, trial,
         sin_theta, success`` (success = the exact support is the k largest entries of v̂).
     """
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown:
-        raise ValueError(f"methods must be names from METHODS {sorted(METHODS)}, got {unknown}")
+    _check_methods(methods)
     trials = check_int("trials", trials)
     lam = check_positive("lam", lam)
+    ks_arr = check_index_array("ks", ks, low=1, ndim=1)
+    ps_arr = check_index_array("ps", ps, low=1, ndim=1)
+    if ks_arr.max() > ps_arr.min():
+        raise ValueError(f"ks must not exceed ps (k <= p), got ks {list(ks)} and ps {list(ps)}")
+    check_finite_array("cs", cs, ndim=1)
     for c in cs:
         check_positive("cs[i]", c)
+    check_choice("shape", shape, ("spiky", "flat"))
+    check_seed("seed", seed)
     cells = [(k, p, ci, c) for k in ks for p in ps for ci, c in enumerate(cs)]
     if progress:
         from tqdm import tqdm
@@ -147,10 +191,13 @@ def timing_sweep(
     Returns:
         One row per (method, p) with columns ``method, p, n, seconds, sin_theta``.
     """
-    unknown = [m for m in methods if m not in METHODS]
-    if unknown:
-        raise ValueError(f"methods must be names from METHODS {sorted(METHODS)}, got {unknown}")
+    _check_methods(methods)
     k = check_int("k", k)
+    check_index_array("ps", ps, low=1, ndim=1)
+    check_positive("c", c)
+    check_positive("lam", lam)
+    check_int("repeats", repeats)
+    check_seed("seed", seed)
     rows = []
     for p in ps:
         p = check_int("ps[i]", p, k)
@@ -187,14 +234,13 @@ def transition_point(cs: Sequence[float], success: Sequence[float], level: float
         success: success probabilities at ``cs``, shape (m,).
         level: the success level in (0, 1].
     """
-    cs_arr = np.asarray(cs, dtype=float)
-    s_arr = np.asarray(success, dtype=float)
-    if cs_arr.ndim != 1 or cs_arr.shape != s_arr.shape or cs_arr.size == 0:
+    cs_arr = check_finite_array("cs", cs, ndim=1)
+    s_arr = check_probabilities("success", success, ndim=1)
+    if cs_arr.shape != s_arr.shape:
         raise ValueError("cs and success must be 1-d arrays of the same non-zero length")
     if np.any(np.diff(cs_arr) <= 0) or np.any(cs_arr <= 0):
         raise ValueError("cs must be positive and strictly increasing")
-    if not 0 < level <= 1:
-        raise ValueError(f"level must be in (0, 1], got {level}")
+    level = check_real("level", level, 0.0, 1.0, low_open=True)
     above = np.flatnonzero(s_arr >= level)
     if above.size == 0:
         return float("inf")
@@ -208,6 +254,7 @@ def transition_point(cs: Sequence[float], success: Sequence[float], level: float
 
 def transition_table(grid: pd.DataFrame, level: float = 0.5) -> pd.DataFrame:
     """:func:`transition_point` per (method, k, p) of a grid; columns ``method, k, p, c50``."""
+    check_real("level", level, 0.0, 1.0, low_open=True)
     table = success_table(grid)
     rows = [
         {"method": m, "k": k, "p": p, "c50": transition_point(g["c"], g["success"], level)}
@@ -231,14 +278,13 @@ def loglog_slope(x: np.ndarray, y: np.ndarray, level: float = 0.95) -> tuple[flo
     """
     import statsmodels.api as sm
 
-    x = check_array("x", np.asarray(x, dtype=float), 1)
-    y = check_array("y", np.asarray(y, dtype=float), 1)
+    x = check_finite_array("x", x, ndim=1)
+    y = check_finite_array("y", y, ndim=1)
     if x.shape != y.shape or x.size < 3:
         raise ValueError(f"x and y must have the same length >= 3, got {x.shape} and {y.shape}")
     if (x <= 0).any() or (y <= 0).any():
         raise ValueError("x and y must be positive (they are fitted on log scales)")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
+    level = check_real("level", level, 0.0, 1.0, low_open=True, high_open=True)
     if np.ptp(np.log(x)) == 0:
         raise ValueError("x must take at least two different values")
     fit = sm.OLS(np.log(y), sm.add_constant(np.log(x))).fit()

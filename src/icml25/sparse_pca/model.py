@@ -11,7 +11,14 @@ from typing import Literal
 
 import numpy as np
 
-from icml25.common.checks import check_array, check_int, check_positive
+from icml25.common.checks import (
+    check_array,
+    check_choice,
+    check_index_array,
+    check_int,
+    check_positive,
+    check_seed,
+)
 
 Shape = Literal["spiky", "flat"]
 
@@ -29,11 +36,11 @@ def spiked_vector(
     """
     p = check_int("p", p)
     k = check_int("k", k, 1, p)
-    if shape not in ("spiky", "flat"):
-        raise ValueError(f"shape must be 'spiky' or 'flat', got {shape!r}")
+    shape = check_choice("shape", shape, ("spiky", "flat"))
     a = check_positive("a", a)
     if a > 1:
         raise ValueError(f"a must be in (0, 1], got {a}")
+    seed = check_seed("seed", seed)
     rng = np.random.default_rng(seed)
     support = rng.choice(p, size=k, replace=False)
     signs = rng.choice([-1.0, 1.0], size=k)
@@ -74,7 +81,7 @@ def spiked_covariance_data(
     """
     n = check_int("n", n)
     lam = check_positive("lam", lam)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
     v, support = spiked_vector(p, k, shape=shape, a=a, seed=int(rng.integers(2**31)))
     z = rng.standard_normal((n, v.shape[0]))
     u = rng.standard_normal(n)
@@ -88,26 +95,36 @@ def sample_covariance(X: np.ndarray) -> np.ndarray:
     return X.T @ X / X.shape[0]
 
 
+def _with_norm(name: str, w: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(w, ‖w‖)``, w rescaled by max |w_j| only when ‖w‖ underflows to 0 (sin θ ignores scale)."""
+    norm = np.linalg.norm(w)
+    if norm == 0:
+        top = np.abs(w).max()
+        if top == 0:
+            raise ValueError(f"{name} must be non-zero")
+        w = w / top
+        norm = np.linalg.norm(w)
+    return w, norm
+
+
 def sin_theta(u: np.ndarray, v: np.ndarray) -> float:
     """Return |sin ∠(u, v)| = sqrt(1 − ⟨u, v⟩² / (‖u‖²‖v‖²)), in [0, 1], sign-invariant."""
     u = check_array("u", u, 1)
     v = check_array("v", v, 1)
     if u.shape != v.shape:
         raise ValueError(f"u and v must have the same shape, got {u.shape} and {v.shape}")
-    nu, nv = np.linalg.norm(u), np.linalg.norm(v)
-    if nu == 0:
-        raise ValueError("u must be non-zero")
-    if nv == 0:
-        raise ValueError("v must be non-zero")
+    u, nu = _with_norm("u", u)
+    v, nv = _with_norm("v", v)
     cos2 = min(1.0, float(u @ v / (nu * nv)) ** 2)
     return float(np.sqrt(1.0 - cos2))
 
 
 def support_recovered(u: np.ndarray, support: np.ndarray) -> bool:
-    """True if the k largest-magnitude entries of u are exactly ``support`` (k = len(support))."""
+    """True if the k largest-magnitude entries of u are exactly ``support`` (k = len(support)):
+    distinct indices into u."""
     u = check_array("u", u, 1)
-    support = np.asarray(support)
-    if support.ndim != 1 or support.size == 0 or support.size > u.size:
-        raise ValueError(f"support must be a non-empty 1-d index array of size <= {u.size}")
+    support = check_index_array("support", support, u.size, ndim=1)
+    if len(set(support.tolist())) != support.size:
+        raise ValueError(f"support must hold distinct indices into u, got {support}")
     top = np.argpartition(-np.abs(u), support.size - 1)[: support.size]
     return set(top.tolist()) == set(support.tolist())

@@ -19,7 +19,16 @@ from functools import lru_cache
 
 import numpy as np
 
-from icml25.common.checks import check_int
+from icml25.common.checks import (
+    check_callable,
+    check_choice,
+    check_finite_array,
+    check_int,
+    check_positive,
+    check_probability,
+    check_seed,
+)
+from icml25.spex.inputs import _as_masks, _check_coeffs, _query, check_masks
 
 __all__ = [
     "SpexResult",
@@ -37,9 +46,14 @@ def fwht(a: np.ndarray) -> np.ndarray:
     """Unnormalised fast Walsh-Hadamard transform along axis 0.
 
     ``out[j] = sum_l (-1)^popcount(l & j) a[l]`` (Sylvester order); the length of axis 0 must
-    be a power of two. Other axes are transformed independently.
+    be a power of two. Other axes are transformed independently. ``a`` must be finite.
     """
-    a = np.array(a, dtype=float, copy=True)
+    a = np.array(check_finite_array("a", a), dtype=float, copy=True)
+    return _fwht(a)
+
+
+def _fwht(a: np.ndarray) -> np.ndarray:
+    """:func:`fwht` of a float array, without argument checks."""
     if a.ndim == 0:
         raise ValueError("a must have at least one dimension")
     N = a.shape[0]
@@ -54,17 +68,6 @@ def fwht(a: np.ndarray) -> np.ndarray:
     return a.reshape(N, *rest)
 
 
-def check_masks(masks: object, n: int) -> np.ndarray:
-    """Return ``masks`` as a (q, n) int8 array of zeros and ones; raise a clear error otherwise."""
-    if not isinstance(masks, np.ndarray):
-        raise TypeError(f"masks must be a numpy array, got {type(masks).__name__}")
-    if masks.ndim != 2 or masks.shape[1] != n:
-        raise ValueError(f"masks must have shape (q, {n}), got {masks.shape}")
-    if masks.size and not np.isin(masks, (0, 1)).all():
-        raise ValueError("masks must contain only 0 and 1")
-    return masks.astype(np.int8)
-
-
 def _key_matrix(keys: list[tuple[int, ...]], n: int) -> np.ndarray:
     K = np.zeros((len(keys), n), dtype=np.int8)
     for r, k in enumerate(keys):
@@ -74,7 +77,8 @@ def _key_matrix(keys: list[tuple[int, ...]], n: int) -> np.ndarray:
 
 def fourier_eval(F: dict[tuple[int, ...], float], masks: np.ndarray) -> np.ndarray:
     """Evaluate ``sum_k F(k) (-1)^<m, k>`` on (q, n) masks; returns (q,)."""
-    masks = np.asarray(masks)
+    masks = _as_masks(masks)
+    _check_coeffs("F", F, masks.shape[1], n_name="the number of columns of masks")
     if not F:
         return np.zeros(len(masks))
     keys = list(F)
@@ -106,8 +110,8 @@ def make_sparse_function(
     n = check_int("n", n)
     s = check_int("s", s)
     max_order = check_int("max_order", max_order, 1, n)
-    if basis not in ("fourier", "mobius"):
-        raise ValueError(f"basis must be 'fourier' or 'mobius', got {basis!r}")
+    basis = check_choice("basis", basis, ("fourier", "mobius"))
+    seed = check_seed("seed", seed)
     n_possible = sum(math.comb(n, k) for k in range(1, max_order + 1))
     if s > n_possible:
         raise ValueError(
@@ -156,15 +160,15 @@ def design_delays(n: int, delays: str = "identity", t: int = 3) -> np.ndarray:
 
     ``"identity"``: 0 and the n unit vectors (n + 1 delays: reads k bit by bit).
     ``"bch"``: 0 and the p rows of a BCH parity-check matrix restricted to n columns
-    (p ~ t log2 n delays: their signs give the syndrome of k, decoded for |k| <= t).
+    (p ~ t log2 n delays: their signs give the syndrome of k, decoded for |k| <= t <= n).
     """
     n = check_int("n", n)
+    delays = check_choice("delays", delays, ("identity", "bch"))
+    t = check_int("t", t, 1, n if delays == "bch" else None)
     if delays == "identity":
         return np.vstack([np.zeros((1, n), np.int8), np.eye(n, dtype=np.int8)])
-    if delays == "bch":
-        _, H = _bch(n, check_int("t", t))
-        return np.vstack([np.zeros((1, n), np.int8), H[:, :n]])
-    raise ValueError(f"delays must be 'identity' or 'bch', got {delays!r}")
+    _, H = _bch(n, t)
+    return np.vstack([np.zeros((1, n), np.int8), H[:, :n]])
 
 
 def _group_masks(M: np.ndarray, D: np.ndarray) -> np.ndarray:
@@ -175,27 +179,27 @@ def _group_masks(M: np.ndarray, D: np.ndarray) -> np.ndarray:
     return (base[None] ^ D[:, None].astype(np.int32)).reshape(-1, n).astype(np.int8)
 
 
-def _query(value_fn: Callable[[np.ndarray], np.ndarray], masks: np.ndarray) -> np.ndarray:
-    y = np.asarray(value_fn(masks), dtype=float)
-    if y.shape != (len(masks),):
-        raise ValueError(
-            f"value_fn must return shape ({len(masks)},) for {len(masks)} masks, got {y.shape}"
-        )
-    if not np.all(np.isfinite(y)):
-        raise ValueError("value_fn returned non-finite values")
-    return y
-
-
 def subsampled_transform(
     value_fn: Callable[[np.ndarray], np.ndarray], M: np.ndarray, D: np.ndarray
 ) -> np.ndarray:
     """Query ``f(M^T l XOR d)`` for every l in F_2^b and delay d, then WHT over l.
 
     Returns U (2^b, n_delays) with ``U[j, r] = sum_{k : M k = j} (-1)^<D[r], k> F(k)``
-    (aliasing and shift), using ``2^b * n_delays`` queries.
+    (aliasing and shift), using ``2^b * n_delays`` queries. M is (b, n) with b <= 20, D
+    (n_delays, n), both of zeros and ones.
     """
+    check_callable("value_fn", value_fn)
+    M = _as_masks(M, "M")
+    if not 1 <= M.shape[0] <= 20:
+        raise ValueError(f"M must have 1 to 20 rows (2^b queries per delay), got {M.shape[0]}")
+    if isinstance(D, np.ndarray) and D.ndim == 2 and D.shape[1] != M.shape[1]:
+        raise ValueError(f"D must have as many columns as M ({M.shape[1]}), got {D.shape}")
+    D = check_masks(D, M.shape[1], "D")
+    if len(D) == 0:
+        raise ValueError("D must hold at least one delay (the zero delay first)")
     y = _query(value_fn, _group_masks(M, D))
-    return fwht(y.reshape(len(D), 2 ** M.shape[0]).T) / 2 ** M.shape[0]
+    a = np.array(y.reshape(len(D), 2 ** M.shape[0]).T, dtype=float, copy=True)
+    return _fwht(a) / 2 ** M.shape[0]
 
 
 @dataclass
@@ -270,22 +274,23 @@ def spex(
     Returns:
         a :class:`SpexResult`.
     """
-    if not callable(value_fn):
-        raise TypeError(f"value_fn must be callable, got {type(value_fn).__name__}")
+    check_callable("value_fn", value_fn)
     n = check_int("n", n)
     b = check_int("b", b, 1, 20)
     C = check_int("C", C)
-    t = check_int("t", t)
-    if not tol > 0:
-        raise ValueError(f"tol must be > 0, got {tol}")
-    if not 0 < noise_tol < 1:
-        raise ValueError(f"noise_tol must be in (0, 1), got {noise_tol}")
-    rng = np.random.default_rng(seed)
+    delays = check_choice("delays", delays, ("identity", "bch"))
+    t = check_int("t", t, 1, n if delays == "bch" else None)
+    tol = check_positive("tol", tol)
+    noise_tol = check_probability("noise_tol", noise_tol, low_open=True, high_open=True)
+    rng = np.random.default_rng(check_seed("seed", seed))
     D = design_delays(n, delays, t)
     Ms = rng.integers(0, 2, size=(C, b, n)).astype(np.int8)
     group_masks = [_group_masks(M, D) for M in Ms]
     group_values = [_query(value_fn, m) for m in group_masks]
-    U = [fwht(y.reshape(len(D), 2**b).T) / 2**b for y in group_values]
+    U = [
+        _fwht(np.array(y.reshape(len(D), 2**b).T, dtype=float, copy=True)) / 2**b
+        for y in group_values
+    ]
     all_masks = np.concatenate(group_masks)
     values = np.concatenate(group_values)
     scale = max(float(np.abs(u).max()) for u in U) or 1.0

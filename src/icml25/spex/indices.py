@@ -16,8 +16,16 @@ from collections.abc import Callable
 
 import numpy as np
 
-from icml25.common.checks import check_int
-from icml25.spex.core import check_masks, fourier_eval
+from icml25.common.checks import (
+    check_callable,
+    check_choice,
+    check_finite_array,
+    check_index_array,
+    check_int,
+    check_seed,
+)
+from icml25.spex.core import fourier_eval
+from icml25.spex.inputs import _as_masks, _check_coeffs, _query, check_masks
 
 __all__ = [
     "faithfulness_r2",
@@ -32,22 +40,19 @@ __all__ = [
 ]
 
 Coeffs = dict[tuple[int, ...], float]
-
-
-def _check_coeffs(name: str, F: object) -> Coeffs:
-    if not isinstance(F, dict):
-        raise TypeError(
-            f"{name} must be a dict {{tuple_of_indices: value}}, got {type(F).__name__}"
-        )
-    for k in F:
-        if not isinstance(k, tuple) or list(k) != sorted(set(k)):
-            raise ValueError(f"{name} keys must be sorted tuples of distinct indices, got {k!r}")
-    return F
+INDICES = ("FBII", "SV", "BV", "STII", "FSII")
+_MARGINAL = ("LIME", "Banzhaf", "KernelSHAP")
+#: The most subsets (sum over keys of 2^|key|) a transform between bases enumerates.
+MAX_SUBSETS = 2**20
 
 
 def fourier_to_mobius(F: Coeffs) -> Coeffs:
-    """Möbius coefficients ``a(S) = (-2)^|S| sum_{k >= S} F(k)`` of a Fourier spectrum."""
-    F = _check_coeffs("F", F)
+    """Möbius coefficients ``a(S) = (-2)^|S| sum_{k >= S} F(k)`` of a Fourier spectrum.
+
+    Every subset of every key is enumerated, so the keys may hold at most ``MAX_SUBSETS``
+    subsets in all (orders up to 20).
+    """
+    F = _check_coeffs("F", F, max_subsets=MAX_SUBSETS)
     a: dict[tuple[int, ...], float] = {}
     for k, v in F.items():
         for r in range(len(k) + 1):
@@ -59,7 +64,8 @@ def fourier_to_mobius(F: Coeffs) -> Coeffs:
 
 def mobius_eval(a: Coeffs, masks: np.ndarray) -> np.ndarray:
     """Evaluate ``sum_S a(S) prod_{i in S} m_i`` on (q, n) masks."""
-    masks = np.asarray(masks)
+    masks = _as_masks(masks)
+    _check_coeffs("a", a, masks.shape[1], n_name="the number of columns of masks")
     out = np.zeros(len(masks))
     for S, v in a.items():
         out += v * (masks[:, list(S)].all(axis=1) if S else 1.0)
@@ -88,7 +94,8 @@ def to_index(mobius: Coeffs, index: str = "FBII", order: int = 2) -> Coeffs:
     * ``"FSII"`` Faith-Shap: ``a(T) + (-1)^{order-|T|} |T|/(order+|T|) C(order, |T|)
       sum_{S > T, |S| > order} C(|S|-1, order) / C(|S|+order-1, order+|T|) a(S)``.
     """
-    mobius = _check_coeffs("mobius", mobius)
+    mobius = _check_coeffs("mobius", mobius, max_subsets=MAX_SUBSETS)
+    index = check_choice("index", index, INDICES)
     order = check_int("order", order)
     if index in ("SV", "BV") and order != 1:
         raise ValueError(f"{index} is an order-1 index, got order={order}")
@@ -139,8 +146,11 @@ def _mobius_to_fourier(a: Coeffs) -> Coeffs:
 
 
 def linear_surrogate(w: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    """The additive surrogate ``g(m) = w[0] + sum_i w[i+1] m_i`` of a marginal attribution."""
-    w = np.asarray(w, dtype=float)
+    """The additive surrogate ``g(m) = w[0] + sum_i w[i+1] m_i`` of a marginal attribution.
+
+    ``w`` is finite, of shape (n + 1,) with n >= 1: the intercept, then one weight per input.
+    """
+    w = check_finite_array("w", w, ndim=1, min_size=2)
     return lambda masks: w[0] + np.asarray(masks, dtype=float) @ w[1:]
 
 
@@ -153,20 +163,23 @@ def faithfulness_r2(
 ) -> float:
     """``R^2 = 1 - ||f - g||^2 / ||f - mean f||^2`` on ``n_masks`` uniform random masks.
 
-    ``surrogate`` is a callable on masks, or a Fourier spectrum dict (evaluated exactly).
+    ``surrogate`` is a callable on masks, or a Fourier spectrum dict (evaluated exactly). A
+    value function that is constant on the masks has no R^2 (``ValueError``).
     """
+    check_callable("value_fn", value_fn)
     n = check_int("n", n)
     n_masks = check_int("n_masks", n_masks, 2)
+    seed = check_seed("seed", seed)
     if isinstance(surrogate, dict):
-        F = _check_coeffs("surrogate", surrogate)
+        F = _check_coeffs("surrogate", surrogate, n)
         surrogate = lambda m: fourier_eval(F, m)  # noqa: E731
     if not callable(surrogate):
         raise TypeError(f"surrogate must be callable or a dict, got {type(surrogate).__name__}")
     masks = np.random.default_rng(seed).integers(0, 2, size=(n_masks, n)).astype(np.int8)
-    y = np.asarray(value_fn(masks), dtype=float)
-    g = np.asarray(surrogate(masks), dtype=float)
-    if y.shape != (n_masks,) or g.shape != (n_masks,):
-        raise ValueError(f"value_fn and surrogate must return shape ({n_masks},)")
+    y = _query(value_fn, masks)
+    g = _query(surrogate, masks, "surrogate")
+    if np.all(y == y[0]):
+        raise ValueError("value_fn is constant on the sampled masks, so R^2 is undefined")
     return float(1 - ((y - g) ** 2).sum() / ((y - y.mean()) ** 2).sum())
 
 
@@ -188,18 +201,20 @@ def marginal_baselines(
 
     Returns ``{name: (n + 1,) array [intercept, w_1 .. w_n]}`` for :func:`linear_surrogate`.
     """
+    check_callable("value_fn", value_fn)
     n = check_int("n", n)
     budget = check_int("budget", budget, n + 2)
-    unknown = set(methods) - {"LIME", "Banzhaf", "KernelSHAP"}
+    seed = check_int("seed", seed, 0, 2**32 - 1)  # shap draws from numpy's legacy global state
+    if not isinstance(methods, (tuple, list, set, frozenset)):
+        raise TypeError(f"methods must be a tuple of method names, got {methods!r}")
+    unknown = [m for m in methods if not isinstance(m, str) or m not in _MARGINAL]
     if unknown or not methods:
         raise ValueError(f"methods must be among 'LIME', 'Banzhaf', 'KernelSHAP', got {methods}")
     out: dict[str, np.ndarray] = {}
     if {"LIME", "Banzhaf"} & set(methods):
         rng = np.random.default_rng(seed)
         masks = rng.integers(0, 2, size=(budget, n)).astype(np.int8)
-        y = np.asarray(value_fn(check_masks(masks, n)), dtype=float)
-        if y.shape != (budget,):
-            raise ValueError(f"value_fn must return shape ({budget},), got {y.shape}")
+        y = _query(value_fn, check_masks(masks, n))
         X = np.hstack([np.ones((budget, 1)), masks.astype(float)])
         if "Banzhaf" in methods:
             out["Banzhaf"] = np.linalg.lstsq(X, y, rcond=None)[0]
@@ -239,6 +254,7 @@ def greedy_removal_order(
 ) -> list[int]:
     """Inputs to remove, in order: each step masks the input whose removal lowers the
     surrogate's output most, given the inputs already removed (start: everything kept)."""
+    check_callable("surrogate", surrogate)
     n = check_int("n", n)
     r_max = check_int("r_max", r_max, 1, n)
     kept = np.ones(n, dtype=np.int8)
@@ -247,7 +263,7 @@ def greedy_removal_order(
         cand = np.flatnonzero(kept)
         trial = np.repeat(kept[None], len(cand), axis=0)
         trial[np.arange(len(cand)), cand] = 0
-        best = int(cand[np.argmin(np.asarray(surrogate(trial), dtype=float))])
+        best = int(cand[np.argmin(_query(surrogate, trial, "surrogate"))])
         kept[best] = 0
         order.append(best)
     return order
@@ -256,18 +272,42 @@ def greedy_removal_order(
 def removal_drops(
     value_fn: Callable[[np.ndarray], np.ndarray], n: int, order: list[int]
 ) -> np.ndarray:
-    """``f(1) - f(1 with order[:r] masked)`` for r = 1 .. len(order): the top-r removal curve."""
+    """``f(1) - f(1 with order[:r] masked)`` for r = 1 .. len(order): the top-r removal curve.
+
+    ``order`` holds distinct inputs in 0..n−1.
+    """
+    check_callable("value_fn", value_fn)
     n = check_int("n", n)
+    idx = check_index_array("order", order, n, ndim=1, min_size=0, high_name="n")
+    if len(set(idx.tolist())) != idx.size:
+        raise ValueError(f"order must hold distinct inputs, got {list(order)}")
     masks = np.ones((len(order) + 1, n), dtype=np.int8)
     for r in range(1, len(order) + 1):
         masks[r:, order[r - 1]] = 0
-    y = np.asarray(value_fn(masks), dtype=float)
+    y = _query(value_fn, masks)
     return y[0] - y[1:]
+
+
+def _check_inputs(name: str, T: object) -> None:
+    """``T`` must be a tuple of distinct input indices (ints >= 0)."""
+    if not isinstance(T, tuple):
+        raise TypeError(f"{name} must hold tuples of inputs, got {T!r}")
+    if not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) and i >= 0 for i in T):
+        raise ValueError(f"{name} must hold tuples of input indices (ints >= 0), got {T!r}")
+    if len(set(T)) != len(T):
+        raise ValueError(f"{name} must hold tuples of distinct inputs, got {T!r}")
 
 
 def recovery_rate(ranked: list[tuple[int, ...]], support: tuple[int, ...], r: int) -> float:
     """Share of the ``support`` inputs covered by the first ``r`` entries of ``ranked`` (each
     entry a feature or an interaction, as a tuple of inputs): Recovery-rate@r."""
+    if isinstance(ranked, (str, dict)) or not isinstance(ranked, (list, tuple)):
+        raise TypeError(f"ranked must be a list of tuples of inputs, got {type(ranked).__name__}")
+    for T in ranked:
+        _check_inputs("ranked", T)
+    _check_inputs("support", support)
+    if not support:
+        raise ValueError("support must hold at least one input")
     r = check_int("r", r)
     covered = set().union(*[set(T) for T in ranked[:r]]) if ranked else set()
     return len(covered & set(support)) / len(support)

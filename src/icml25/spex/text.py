@@ -16,7 +16,16 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from icml25.common.checks import check_int
+from icml25.common.checks import (
+    check_index,
+    check_index_array,
+    check_instance,
+    check_int,
+    check_positive,
+    check_probabilities,
+    check_probability,
+    check_seed,
+)
 from icml25.common.training import minibatch_training
 
 __all__ = [
@@ -45,8 +54,8 @@ _WORDS = (
 
 
 def word(token: int) -> str:
-    """The display word of a token id."""
-    return _WORDS[int(token)]
+    """The display word of a token id (0..VOCAB−1)."""
+    return _WORDS[check_index("token", token, VOCAB)]
 
 
 def make_reviews(
@@ -61,13 +70,13 @@ def make_reviews(
     n_reviews = check_int("n_reviews", n_reviews)
     length = check_int("length", length, 4)
     n_sentiment = check_int("n_sentiment", n_sentiment, 1)
-    if 2 * n_sentiment > length:
+    if n_sentiment > length // 2 - 1:  # the even slots 2, 4, .. below length hold them
         raise ValueError(
-            f"length {length} is too short for {n_sentiment} (negated) sentiment words"
+            f"length {length} is too short for n_sentiment={n_sentiment} (negated) sentiment "
+            f"words: at most length // 2 - 1 = {length // 2 - 1}"
         )
-    if not 0 <= p_not <= 1:
-        raise ValueError(f"p_not must be in [0, 1], got {p_not}")
-    rng = np.random.default_rng(seed)
+    p_not = check_probability("p_not", p_not)
+    rng = np.random.default_rng(check_seed("seed", seed))
     X = rng.choice(FILLERS, size=(n_reviews, length))
     score = np.zeros(n_reviews)
     for r in range(n_reviews):
@@ -93,6 +102,7 @@ class TextCNN(nn.Module):
 
     def __init__(self, d: int = 16, channels: int = 32) -> None:
         super().__init__()
+        d, channels = check_int("d", d), check_int("channels", channels)
         self.emb = nn.Embedding(VOCAB, d)
         self.conv = nn.Conv1d(d, channels, 3, padding=1)
         self.out = nn.Linear(channels, 1)
@@ -114,10 +124,16 @@ def train_text_model(
 
     Each batch replaces filler words by ``<mask>`` with probability ``mask_rate``, so the model
     learns that masking an irrelevant word changes nothing (as a large LM roughly does); the
-    labels are unaffected because fillers carry no sentiment.
+    labels are unaffected because fillers carry no sentiment. X is (n, L) token ids, y (n,)
+    labels in [0, 1].
     """
-    if not 0 <= mask_rate < 1:
-        raise ValueError(f"mask_rate must be in [0, 1), got {mask_rate}")
+    check_index_array("X", X, VOCAB, ndim=2, high_name="VOCAB")
+    labels = check_probabilities("y", y, ndim=1)
+    if len(labels) != len(X):
+        raise ValueError(f"y must have one label per row of X ({len(X)}), got {len(labels)}")
+    epochs, seed = check_int("epochs", epochs), check_seed("seed", seed)
+    lr = check_positive("lr", lr)
+    mask_rate = check_probability("mask_rate", mask_rate, high_open=True)
     torch.manual_seed(seed)
     model = TextCNN()
     Xt, yt = torch.as_tensor(X), torch.as_tensor(y).float()
@@ -130,7 +146,7 @@ def train_text_model(
         x = torch.where(drop, torch.tensor(MASK), x)
         return F.binary_cross_entropy_with_logits(model(x), yt[idx])
 
-    minibatch_training(model, opt, step, len(Xt), check_int("epochs", epochs), 64, g, False)
+    minibatch_training(model, opt, step, len(Xt), epochs, 64, g, False)
     return model
 
 
@@ -139,9 +155,9 @@ def masked_value_fn(
 ) -> Callable[[np.ndarray], np.ndarray]:
     """The value function of one review: masks (q, n) -> the model's logit with every masked
     token (``m_i = 0``) replaced by the ``<mask>`` token."""
-    tokens = np.asarray(tokens, dtype=np.int64)
-    if tokens.ndim != 1:
-        raise ValueError(f"tokens must be one review (1-D), got shape {tokens.shape}")
+    check_instance("model", model, nn.Module)
+    tokens = check_index_array("tokens", tokens, VOCAB, ndim=1, high_name="VOCAB")
+    batch_size = check_int("batch_size", batch_size)
     n = len(tokens)
     base = torch.as_tensor(tokens)
 
@@ -177,7 +193,7 @@ def make_multihop_task(
     """
     n = check_int("n", n, 8)
     hops = check_int("hops", hops, 2, 5)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
     order = rng.permutation(n)
     support = tuple(sorted(order[:hops].tolist()))
     shortcut = int(order[hops])

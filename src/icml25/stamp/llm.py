@@ -17,7 +17,23 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from icml25.common.checks import check_int, check_positive, check_texts
+from icml25.common.checks import (
+    check_int,
+    check_positive,
+    check_probability,
+    check_real,
+    check_seed,
+    check_texts,
+)
+
+__all__ = [
+    "REPHRASE_PROMPT",
+    "llm_rephrase",
+    "llm_versions",
+    "llm_zscores",
+    "meaning_scores",
+    "watermarking_config",
+]
 
 REPHRASE_PROMPT = (
     "Rephrase the following sentence. Keep all details and the meaning, and reply with the "
@@ -25,12 +41,17 @@ REPHRASE_PROMPT = (
 )
 
 
-def _check_key(key) -> int:
-    if isinstance(key, bool) or not isinstance(key, (int, np.integer)):
-        raise TypeError(f"key must be an int, got {type(key).__name__}")
-    if key < 1:
-        raise ValueError(f"key must be >= 1, got {key}")
-    return int(key)
+def _check_key(key, name: str = "key") -> int:
+    return check_int(name, key, 1)
+
+
+def _check_lm(model, tokenizer) -> None:
+    if not isinstance(model, torch.nn.Module) or not hasattr(model, "generate"):
+        raise TypeError(f"model must be a transformers causal LM, got {type(model).__name__}")
+    if not callable(tokenizer):
+        raise TypeError(
+            f"tokenizer must be a transformers tokenizer, got {type(tokenizer).__name__}"
+        )
 
 
 def watermarking_config(key: int, delta: float = 1.0, gamma: float = 0.25):
@@ -41,16 +62,15 @@ def watermarking_config(key: int, delta: float = 1.0, gamma: float = 0.25):
         delta: δ >= 0, the logit bias of green tokens (the paper's 1.0).
         gamma: γ in (0, 1), the green share of the vocabulary (the paper's 0.25).
     """
+    key = _check_key(key)
+    gamma = check_probability("gamma", gamma, low_open=True, high_open=True)
+    delta = check_real("delta", delta, 0.0)
     from transformers import WatermarkingConfig
 
-    if not 0.0 < float(gamma) < 1.0:
-        raise ValueError(f"gamma must be in (0, 1), got {gamma}")
-    if not float(delta) >= 0.0:
-        raise ValueError(f"delta must be >= 0, got {delta}")
     return WatermarkingConfig(
-        greenlist_ratio=float(gamma),
-        bias=float(delta),
-        hashing_key=_check_key(key),
+        greenlist_ratio=gamma,
+        bias=delta,
+        hashing_key=key,
         seeding_scheme="lefthash",
         context_width=1,
     )
@@ -77,11 +97,14 @@ def llm_rephrase(
     Returns:
         n rephrased strings, in the order of ``texts``.
     """
+    _check_lm(model, tokenizer)
     texts = check_texts("texts", texts)
     max_new_tokens = check_int("max_new_tokens", max_new_tokens)
     batch_size = check_int("batch_size", batch_size)
     temperature = check_positive("temperature", temperature)
-    config = watermarking_config(key, delta, gamma) if delta > 0 else None
+    seed = check_seed("seed", seed)
+    config = watermarking_config(key, delta, gamma)  # checks key, delta and gamma
+    config = config if delta > 0 else None
     device = next(model.parameters()).device
     eos = tokenizer.eos_token_id
     side = tokenizer.padding_side
@@ -139,10 +162,15 @@ def llm_versions(
     ``keys[0]`` is the public key, the rest private; ``kwargs`` go to :func:`llm_rephrase`
     (its ``seed`` is offset per key so that versions differ even at δ = 0).
     """
-    keys = [_check_key(k) for k in keys]
+    if isinstance(keys, (str, bytes)) or not hasattr(keys, "__iter__"):
+        raise TypeError(f"keys must be a list of int keys, got {type(keys).__name__}")
+    keys = [_check_key(k, "keys") for k in keys]
     if len(keys) < 2 or len(set(keys)) != len(keys):
         raise ValueError(f"keys must hold at least 2 distinct keys, got {keys}")
-    seed = int(kwargs.pop("seed", 0))
+    _check_lm(model, tokenizer)
+    check_texts("texts", texts)
+    watermarking_config(keys[0], delta, gamma)  # checks delta and gamma before any generation
+    seed = check_seed("seed", kwargs.pop("seed", 0))
     columns = keys
     if progress:
         from tqdm import tqdm
@@ -164,13 +192,18 @@ def llm_zscores(model_config, tokenizer, texts, key: int, gamma: float = 0.25) -
     Returns:
         (n,) z-scores.
     """
+    if not isinstance(getattr(model_config, "vocab_size", None), int):
+        raise TypeError(f"model_config must be a transformers config, got {model_config!r:.60}")
+    if not callable(tokenizer):
+        raise TypeError(
+            f"tokenizer must be a transformers tokenizer, got {type(tokenizer).__name__}"
+        )
+    texts = check_texts("texts", texts)
+    config = watermarking_config(key, 1.0, gamma)
     from transformers import WatermarkDetector
 
-    texts = check_texts("texts", texts)
     detector = WatermarkDetector(
-        model_config=model_config,
-        device="cpu",
-        watermarking_config=watermarking_config(key, 1.0, gamma),
+        model_config=model_config, device="cpu", watermarking_config=config
     )
     z = np.full(len(texts), np.nan)
     for i, text in enumerate(texts):
@@ -194,10 +227,14 @@ def meaning_scores(encoder, originals, versions) -> tuple[np.ndarray, np.ndarray
         ``other[i, j]`` = the mean over k ≠ i of cos(e(original_k), e(version_ij)), the level of
         an unrelated sentence from the same abstracts.
     """
+    if isinstance(encoder, (str, bytes)) or not callable(getattr(encoder, "encode", None)):
+        raise TypeError(f"encoder must have an encode(texts) method, got {type(encoder).__name__}")
     originals = check_texts("originals", originals)
     table = np.asarray(versions, dtype=object)
     if table.ndim != 2 or table.shape[0] != len(originals):
-        raise ValueError(f"versions must have shape ({len(originals)}, V), got {table.shape}")
+        raise ValueError(
+            f"versions must have shape ({len(originals)}, V) to match originals, got {table.shape}"
+        )
     if len(originals) < 2:
         raise ValueError("meaning_scores needs at least 2 originals (the baseline uses the others)")
     base = np.asarray(encoder.encode(originals, normalize_embeddings=True))  # (n, d)

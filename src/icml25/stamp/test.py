@@ -6,7 +6,13 @@ import numpy as np
 from scipy import stats
 from scipy.stats import mstats
 
-from icml25.common.checks import check_array, check_int, check_positive
+from icml25.common.checks import (
+    check_finite_array,
+    check_index_array,
+    check_int,
+    check_positive,
+    check_real,
+)
 
 
 def stamp_test(public_ppl, private_ppls, clip_frac: float = 0.025) -> tuple[float, float]:
@@ -20,24 +26,30 @@ def stamp_test(public_ppl, private_ppls, clip_frac: float = 0.025) -> tuple[floa
             alternative="less")``.
 
     Returns:
-        ``(pvalue, t)``.
+        ``(pvalue, t)``; identical public and private perplexities (no variance of the paired
+        differences) have no t-test and raise ``ValueError``.
     """
-    public = check_array("public_ppl", np.asarray(public_ppl, dtype=float), 1)
-    private = check_array("private_ppls", np.asarray(private_ppls, dtype=float), 2)
+    public = check_finite_array("public_ppl", public_ppl, 1)
+    private = check_finite_array("private_ppls", private_ppls, 2)
     if public.shape[0] < 2:
         raise ValueError(f"public_ppl must hold at least 2 items, got {public.shape[0]}")
     if private.shape[0] != public.shape[0]:
         raise ValueError(
-            f"private_ppls must have shape ({public.shape[0]}, K), got {private.shape}"
+            f"private_ppls must have shape ({public.shape[0]}, K) to match public_ppl, "
+            f"got {private.shape}"
         )
-    if not 0 <= clip_frac < 0.5:
-        raise ValueError(f"clip_frac must be in [0, 0.5), got {clip_frac}")
+    clip_frac = check_real("clip_frac", clip_frac, 0.0, 0.5, high_open=True)
     q = private.mean(axis=1)
     p = public
     if clip_frac > 0:
         p = np.asarray(mstats.winsorize(p, limits=(clip_frac, clip_frac)))
         q = np.asarray(mstats.winsorize(q, limits=(clip_frac, clip_frac)))
     res = stats.ttest_rel(p, q, alternative="less")
+    if np.isnan(res.pvalue):
+        raise ValueError(
+            "public_ppl and private_ppls: the paired differences have no variance (identical "
+            "versions?), so the t-test is undefined"
+        )
     return float(res.pvalue), float(res.statistic)
 
 
@@ -49,16 +61,20 @@ class BigramLM:
         self.alpha = check_positive("alpha", alpha)
         self.counts = np.zeros((vocab_size, vocab_size))
 
+    def _check(self, sequences) -> np.ndarray:
+        check_index_array("sequences", sequences, self.vocab_size, ndim=2, high_name="vocab_size")
+        return np.asarray(sequences)
+
     def fit(self, sequences) -> BigramLM:
-        """Count bigrams of the (N, L) id array, with BOS before each sequence."""
-        x = np.asarray(sequences)
+        """Count bigrams of the (N, L) id array (ids < vocab_size), with BOS before each."""
+        x = self._check(sequences)
         prev = np.concatenate([np.zeros((len(x), 1), dtype=x.dtype), x[:, :-1]], axis=1)
         np.add.at(self.counts, (prev.ravel(), x.ravel()), 1)
         return self
 
     def perplexity(self, sequences) -> np.ndarray:
         """Per-sequence perplexity, shape (N,)."""
-        x = np.asarray(sequences)
+        x = self._check(sequences)
         prev = np.concatenate([np.zeros((len(x), 1), dtype=x.dtype), x[:, :-1]], axis=1)
         row = self.counts[prev, x] + self.alpha
         total = self.counts[prev].sum(axis=-1) + self.alpha * self.vocab_size

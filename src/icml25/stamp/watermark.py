@@ -18,7 +18,16 @@ from functools import lru_cache
 
 import numpy as np
 
-from icml25.common.checks import check_int, check_positive
+from icml25.common.checks import (
+    check_index,
+    check_index_array,
+    check_instance,
+    check_int,
+    check_probability,
+    check_real,
+    check_rng,
+    check_seed,
+)
 
 
 @dataclass(frozen=True)
@@ -28,6 +37,10 @@ class Grammar:
     n_groups: int = 300
     n_syn: int = 4
 
+    def __post_init__(self) -> None:
+        check_int("n_groups", self.n_groups)
+        check_int("n_syn", self.n_syn, 2)
+
     @property
     def vocab_size(self) -> int:
         """Number of ids including BOS (0)."""
@@ -35,6 +48,7 @@ class Grammar:
 
     def synonyms(self, group: int) -> np.ndarray:
         """Ids of the words of ``group``, shape (n_syn,)."""
+        group = check_index("group", group, self.n_groups)
         return 1 + group * self.n_syn + np.arange(self.n_syn)
 
 
@@ -47,11 +61,35 @@ def sample_templates(
     grammar: Grammar, n: int, length: int = 12, zipf_a: float = 0.8, seed: int = 0
 ) -> np.ndarray:
     """(n, length) group ids drawn with p(g) ∝ 1/(g+1)^zipf_a, so that contexts recur."""
+    _check_grammar(grammar)
     n = check_int("n", n)
     length = check_int("length", length)
+    zipf_a = check_real("zipf_a", zipf_a)
+    seed = check_seed("seed", seed)
     probs = 1.0 / np.arange(1, grammar.n_groups + 1) ** zipf_a
     rng = np.random.default_rng(seed)
     return rng.choice(grammar.n_groups, size=(n, length), p=probs / probs.sum())
+
+
+def _check_grammar(grammar: object) -> Grammar:
+    return check_instance("grammar", grammar, Grammar)
+
+
+def _check_key(key: object) -> int:
+    return check_int("key", key, None)
+
+
+def _check_delta(delta: object) -> float:
+    return check_real("delta", delta, 0.0)
+
+
+def _check_gamma(gamma: object) -> float:
+    return check_probability("gamma", gamma, low_open=True, high_open=True)
+
+
+def _check_templates(name: str, templates: object, grammar: Grammar, ndim: int) -> np.ndarray:
+    """Group ids of the grammar (ids outside it would give words outside the vocabulary)."""
+    return check_index_array(name, templates, grammar.n_groups, ndim=ndim)
 
 
 @lru_cache(maxsize=200_000)
@@ -73,9 +111,8 @@ def kgw_green_mask(prev_token: int, key: int, vocab_size: int, gamma: float = 0.
     Seeded by sha256 of ``f"{key}-{prev_token}"``, so it is a deterministic function of both.
     """
     vocab_size = check_int("vocab_size", vocab_size, 2)
-    if not 0 < gamma < 1:
-        raise ValueError(f"gamma must be in (0, 1), got {gamma}")
-    return _green(int(prev_token), int(key), vocab_size, float(gamma))
+    prev_token = check_index("prev_token", prev_token, vocab_size)
+    return _green(prev_token, _check_key(key), vocab_size, _check_gamma(gamma))
 
 
 def watermarked_rephrase(
@@ -87,13 +124,18 @@ def watermarked_rephrase(
     rng: np.random.Generator | None = None,
 ) -> list[int]:
     """Rephrase ``template`` (group ids): at each slot choose among the group's synonyms with
-    probabilities ∝ exp(δ · [word ∈ G(prev, key)]). δ = 0 gives a plain uniform rephrase."""
-    if rng is None:
-        raise TypeError("rng must be a numpy Generator, got None")
-    if delta < 0:
-        raise ValueError(f"delta must be >= 0, got {delta}")
-    if not 0 < gamma < 1:
-        raise ValueError(f"gamma must be in (0, 1), got {gamma}")
+    probabilities ∝ exp(δ · [word ∈ G(prev, key)]). δ = 0 gives a plain uniform rephrase.
+
+    ``template`` holds group ids in 0..n_groups−1; ``rng`` defaults to
+    ``numpy.random.default_rng(0)``.
+    """
+    template = _check_templates("template", template, _check_grammar(grammar), 1)
+    key, delta, gamma = _check_key(key), _check_delta(delta), _check_gamma(gamma)
+    return _rephrase(template, grammar, key, delta, gamma, check_rng("rng", rng, default_seed=0))
+
+
+def _rephrase(template, grammar: Grammar, key: int, delta: float, gamma: float, rng) -> list[int]:
+    """:func:`watermarked_rephrase` without argument checks (the inner loop of the chapter)."""
     # The draw of rng.choice(cands, p=softmax(δ·green)) replayed in plain Python (about 3x
     # faster, the same numbers): weights 1 (green, or no green candidate) or e^−δ, normalised,
     # cumulated, normalised again, and one uniform searched in the result, as numpy does.
@@ -120,14 +162,18 @@ def watermarked_rephrase(
 
 
 def kgw_zscore(tokens, key: int, vocab_size: int, gamma: float = 0.25) -> float:
-    """KGW detector: z = (green count − γT) / sqrt(Tγ(1 − γ)) over T tokens (BOS first)."""
-    tokens = [int(t) for t in tokens]
-    if not tokens:
-        raise ValueError("tokens must be non-empty")
+    """KGW detector: z = (green count − γT) / sqrt(Tγ(1 − γ)) over T tokens (BOS first).
+
+    ``tokens`` are ids in 0..vocab_size−1.
+    """
+    vocab_size = check_int("vocab_size", vocab_size, 2)
+    tokens = check_index_array("tokens", tokens, vocab_size, ndim=1, high_name="vocab_size")
+    tokens = tokens.tolist()
+    key, gamma = _check_key(key), _check_gamma(gamma)
     prev = 0
     green = 0
     for tok in tokens:
-        green += bool(kgw_green_mask(prev, key, vocab_size, gamma)[tok])
+        green += bool(_green(prev, key, vocab_size, gamma)[tok])
         prev = tok
     T = len(tokens)
     return float((green - gamma * T) / np.sqrt(T * gamma * (1 - gamma)))
@@ -142,10 +188,16 @@ def make_versions(
     seed: int = 0,
 ) -> np.ndarray:
     """One rephrase of every template per key: int array (len(keys), n, length)."""
-    check_positive("len(keys)", len(keys))
-    rng = np.random.default_rng(seed)
+    templates = _check_templates("templates", templates, _check_grammar(grammar), 2)
+    if isinstance(keys, (str, bytes)) or not hasattr(keys, "__iter__"):
+        raise TypeError(f"keys must be a list of int keys, got {type(keys).__name__}")
+    keys = [check_int("keys", k, None) for k in keys]
+    if not keys:
+        raise ValueError("keys must hold at least one key")
+    delta, gamma = _check_delta(delta), _check_gamma(gamma)
+    rng = np.random.default_rng(check_seed("seed", seed))
     return np.array(
-        [[watermarked_rephrase(t, grammar, k, delta, gamma, rng) for t in templates] for k in keys]
+        [[_rephrase(t, grammar, k, delta, gamma, rng) for t in templates] for k in keys]
     )
 
 
@@ -157,12 +209,15 @@ def make_items(
     Version 0 is the public one. Keys are ``1000 (seed + 1) + 0 .. n_private``; templates and
     rephrasings are seeded from ``seed``. Returns (1 + n_private, n_items, length) ids.
     """
+    n_items, n_private = check_int("n_items", n_items), check_int("n_private", n_private)
+    delta, gamma, seed = _check_delta(delta), _check_gamma(gamma), check_seed("seed", seed)
     templates = sample_templates(grammar, n_items, seed=10 * seed + 1)
-    keys = list(range(1000 * (seed + 1), 1000 * (seed + 1) + check_int("n_private", n_private) + 1))
+    keys = list(range(1000 * (seed + 1), 1000 * (seed + 1) + n_private + 1))
     return make_versions(templates, grammar, keys, delta=delta, gamma=gamma, seed=10 * seed + 2)
 
 
 def make_background(grammar: Grammar, n: int, seed: int) -> np.ndarray:
     """``n`` plain (unwatermarked) background sentences, seeded from ``seed``: (n, length) ids."""
+    n, seed = check_int("n", n), check_seed("seed", seed)
     templates = sample_templates(grammar, n, seed=10 * seed + 3)
     return make_versions(templates, grammar, [7], delta=0.0, seed=10 * seed + 4)[0]

@@ -15,7 +15,14 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from icml25.common.checks import check_array, check_int, check_positive
+from icml25.common.checks import (
+    check_array,
+    check_choice,
+    check_index_array,
+    check_int,
+    check_probability,
+    check_rng,
+)
 
 BOUNDS: tuple[str, ...] = ("hoeffding", "subgaussian", "gaussian_exact")
 CORRECTIONS: tuple[str, ...] = ("none", "bonferroni")
@@ -23,16 +30,7 @@ CORRECTIONS: tuple[str, ...] = ("none", "bonferroni")
 
 def check_delta(delta: object) -> float:
     """Return δ as a float if 0 < δ < 1; raise ``ValueError`` naming ``delta`` otherwise."""
-    delta = check_positive("delta", delta)
-    if not delta < 1:
-        raise ValueError(f"delta must be in (0, 1), got {delta}")
-    return delta
-
-
-def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
-    return str(value)
+    return check_probability("delta", delta, low_open=True, high_open=True)
 
 
 def width_array(m: np.ndarray, delta: float, bound: str, k_correction: np.ndarray | int = 1):
@@ -57,7 +55,7 @@ def width(m: int, delta: float, bound: str = "hoeffding", k_correction: int = 1)
     """
     m = check_int("m", m)
     delta = check_delta(delta)
-    bound = _check_choice("bound", bound, BOUNDS)
+    bound = check_choice("bound", bound, BOUNDS)
     k_correction = check_int("k_correction", k_correction)
     return float(width_array(m, delta, bound, k_correction))
 
@@ -70,13 +68,17 @@ def certificate(
     cert = max_i (x̄_i − w(m, δ')) with δ' = δ (``correction="none"``) or δ/k
     (``"bonferroni"``).
 
+    Hoeffding's width holds for outcomes in [0, 1] only, so other samples are an error there.
+
     Returns:
         ``(cert, arm)``: the certificate and the row index of the arm that attains it.
     """
     samples = check_array("samples", samples, 2)
     delta = check_delta(delta)
-    bound = _check_choice("bound", bound, BOUNDS)
-    correction = _check_choice("correction", correction, CORRECTIONS)
+    bound = check_choice("bound", bound, BOUNDS)
+    correction = check_choice("correction", correction, CORRECTIONS)
+    if bound == "hoeffding" and (samples.min() < 0 or samples.max() > 1):
+        raise ValueError("samples must lie in [0, 1] for bound='hoeffding'")
     k, m = samples.shape
     w = width_array(m, delta, bound, k if correction == "bonferroni" else 1)
     lower = samples.mean(axis=1) - w
@@ -101,10 +103,9 @@ def coverage_vs_k(
     m = check_int("m", m)
     delta = check_delta(delta)
     n_trials = check_int("n_trials", n_trials)
-    bound = _check_choice("bound", bound, BOUNDS)
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
-    ks = [check_int("ks[i]", k) for k in ks]
+    bound = check_choice("bound", bound, BOUNDS)
+    rng = check_rng("rng", rng)
+    ks = [int(k) for k in check_index_array("ks", ks, low=1, ndim=1)]
     out = {"k": np.array(ks), "none": [], "bonferroni": []}
     for k in ks:
         best = (rng.standard_normal((n_trials, k)) / np.sqrt(m)).max(axis=1)

@@ -31,8 +31,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from icml25.common.checks import check_array, check_int, check_positive
-from icml25.two_stage_rct.bounds import BOUNDS, CORRECTIONS, _check_choice, check_delta, width_array
+from icml25.common.checks import (
+    check_array,
+    check_choice,
+    check_int,
+    check_positive,
+    check_real,
+    check_rng,
+)
+from icml25.two_stage_rct.bounds import BOUNDS, CORRECTIONS, check_delta, width_array
 from icml25.two_stage_rct.tape import OutcomeTape
 
 POLICIES: tuple[str, ...] = (
@@ -57,9 +64,18 @@ class DesignResult:
 
 
 def allocation(n: int, budget: int, first_frac: float) -> tuple[int, int]:
-    """Return (stage-1 pulls per arm, stage-2 pulls in total) for n arms and budget T."""
+    """Return (stage-1 pulls per arm, stage-2 pulls in total) for n arms and budget T.
+
+    ``first_frac`` is in [0, 1), so stage 2 always keeps at least one pull.
+    """
+    n, budget = check_int("n", n), check_int("budget", budget)
+    first_frac = _check_first_frac(first_frac)
     per_arm = int(np.floor(first_frac * budget + 1e-9)) // n
     return per_arm, budget - per_arm * n
+
+
+def _check_first_frac(first_frac: object) -> float:
+    return check_real("first_frac", first_frac, 0.0, 1.0, high_open=True)
 
 
 def _means(rng: np.random.Generator, mu: np.ndarray, m, outcome: str) -> np.ndarray:
@@ -86,7 +102,16 @@ def split_scores(
 
     Returns:
         ``(order, scores)``: order (t, n) the ranking by u, scores (t, n) value(k) for k = 1..n.
+        A k with ⌊s₂/k⌋ = 0 pulls scores −inf.
     """
+    check_array("u", u, 2)  # checks only: the scores keep the arrays' own dtype
+    check_array("v", v, 2)
+    if v.shape != u.shape:
+        raise ValueError(f"v must have the shape of u {u.shape}, got {v.shape}")
+    s2 = check_int("s2", s2)
+    delta = check_delta(delta)
+    bound = check_choice("bound", bound, BOUNDS)
+    correction = check_choice("correction", correction, CORRECTIONS)
     n = u.shape[1]
     sizes = np.arange(1, n + 1)
     w_k = width_array(s2 // sizes, delta, bound, sizes if correction == "bonferroni" else 1)
@@ -174,17 +199,18 @@ def run_batch(
     budget = check_int("budget", budget)
     if budget < n:
         raise ValueError(f"budget must be at least the number of arms ({n}), got {budget}")
-    if not (isinstance(first_frac, (int, float)) and 0 <= first_frac < 1):
-        raise ValueError(f"first_frac must be in [0, 1), got {first_frac!r}")
+    _check_first_frac(first_frac)
     delta = check_delta(delta)
-    policy = _check_choice("policy", policy, POLICIES)
-    bound = _check_choice("bound", bound, BOUNDS)
-    correction = _check_choice("correction", correction, CORRECTIONS)
-    outcome = _check_choice("outcome", outcome, OUTCOMES)
+    policy = check_choice("policy", policy, POLICIES)
+    bound = check_choice("bound", bound, BOUNDS)
+    correction = check_choice("correction", correction, CORRECTIONS)
+    outcome = check_choice("outcome", outcome, OUTCOMES)
     if outcome == "bernoulli" and (mu.min() < 0 or mu.max() > 1):
         raise ValueError("mu must lie in [0, 1] for Bernoulli outcomes")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    rng = check_rng("rng", rng)
+    k = check_int("k", k, 1, n if policy == "fixed_k" else None)
+    alpha, beta = check_positive("alpha", alpha), check_positive("beta", beta)
+    n_mc = check_int("n_mc", n_mc)
     if tape is not None:
         if not isinstance(tape, OutcomeTape):
             raise TypeError(f"tape must be an OutcomeTape or None, got {type(tape).__name__}")
@@ -227,7 +253,7 @@ def run_batch(
     elif policy == "omniscient":  # the same score with the true effects in place of v
         k_hat = split_scores(u, mu, s2, delta, bound, correction)[1].argmax(axis=1) + 1
     elif policy == "fixed_k":
-        k_hat = np.full(t, check_int("k", k, 1, n))
+        k_hat = np.full(t, k)
     elif policy == "random_k":
         k_hat = rng.integers(1, n + 1, size=t)
     else:  # prior_beta
@@ -241,9 +267,9 @@ def run_batch(
             delta,
             bound,
             correction,
-            check_positive("alpha", alpha),
-            check_positive("beta", beta),
-            check_int("n_mc", n_mc),
+            alpha,
+            beta,
+            n_mc,
             rng,
         )
     m = s2 // k_hat  # (t,)
@@ -286,8 +312,7 @@ def run_design(
             ``n_mc`` (prior_beta); see :func:`run_batch`.
     """
     mu = check_array("mu", mu, 1)
-    if rng is None:
-        raise TypeError("rng must be a numpy Generator, got None")
+    rng = check_rng("rng", rng)
     out = run_batch(mu[None, :], budget, first_frac, delta, policy, rng, **kw)
     return DesignResult(
         cert=float(out["cert"][0]),

@@ -7,8 +7,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from icml25.common.checks import check_int, check_positive
-from icml25.two_stage_rct.design import POLICIES, run_batch
+from icml25.common.checks import check_choice, check_int, check_positive, check_rng
+from icml25.two_stage_rct.bounds import check_delta
+from icml25.two_stage_rct.design import POLICIES, _check_first_frac, run_batch
 from icml25.two_stage_rct.tape import OutcomeTape
 
 #: Display names of the designs in the chapter's figures.
@@ -28,17 +29,20 @@ def draw_arm_means(
 ) -> np.ndarray:
     """Draw arm effects μ of shape (n_trials, n_arms): ``"uniform"`` U(0, 1) or ``"beta"``.
 
-    ``dist="beta"`` takes ``alpha`` and ``beta`` (both > 0).
+    ``dist="beta"`` takes ``alpha`` and ``beta`` (both > 0; ignored by ``"uniform"``).
     """
     n_trials = check_int("n_trials", n_trials)
     n_arms = check_int("n_arms", n_arms)
+    rng = check_rng("rng", rng)
+    dist = check_choice("dist", dist, ("uniform", "beta"))
+    unknown = sorted(set(params) - {"alpha", "beta"})
+    if unknown:
+        raise TypeError(f"draw_arm_means got unknown parameters {unknown}; allowed: alpha, beta")
+    a = check_positive("alpha", params.get("alpha", 1.0))
+    b = check_positive("beta", params.get("beta", 1.0))
     if dist == "uniform":
         return rng.uniform(size=(n_trials, n_arms))
-    if dist == "beta":
-        a = check_positive("alpha", params.get("alpha", 1.0))
-        b = check_positive("beta", params.get("beta", 1.0))
-        return rng.beta(a, b, size=(n_trials, n_arms))
-    raise ValueError(f"dist must be 'uniform' or 'beta', got {dist!r}")
+    return rng.beta(a, b, size=(n_trials, n_arms))
 
 
 def simulate(
@@ -79,18 +83,28 @@ def simulate(
         normalized`` (cert / max μ), ``miss`` (cert > μ of the certified arm) and ``planned``
         (the prior design's planning estimate / max μ; NaN for the other designs).
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    rng = check_rng("rng", rng)
     unknown = [key for key in setting if key not in _DESIGN_KW]
     if unknown:
         raise ValueError(f"unknown setting(s) {unknown}; allowed: {list(_DESIGN_KW)}")
     if isinstance(policies, Mapping):
+        if not all(isinstance(spec, Mapping) for spec in policies.values()):
+            raise TypeError("policies must map each label to a dict of design arguments")
         specs = {label: dict(spec) for label, spec in policies.items()}
+    elif isinstance(policies, str) or not isinstance(policies, Sequence):
+        raise TypeError(f"policies must be a list of names or a dict, got {policies!r}")
     else:
         specs = {name: {"policy": name} for name in policies}
+    if not specs:
+        raise ValueError("policies must name at least one design")
     for label, spec in specs.items():
-        if spec.get("policy") not in POLICIES:
-            raise ValueError(f"policy of {label!r} must be one of {POLICIES}, got {spec}")
+        if not isinstance(spec.get("policy"), str) or spec["policy"] not in POLICIES:
+            raise ValueError(f"policies: {label!r} needs a policy in {POLICIES}, got {spec}")
+    check_int("n_trials", n_trials)
+    check_int("budget", budget)
+    _check_first_frac(first_frac)
+    check_delta(delta)
+    check_choice("mu_dist", mu_dist, ("uniform", "beta"))
     dist_params = {key: setting[key] for key in ("alpha", "beta") if key in setting}
     mu = draw_arm_means(n_trials, n_arms, rng, mu_dist, **dist_params)
     mu_max = mu.max(axis=1)

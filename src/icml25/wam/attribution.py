@@ -13,15 +13,36 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from icml25.common.checks import check_int
+from icml25.common.checks import check_choice, check_int, check_real, check_tensor
 from icml25.wam.transform import BANDS, dwt, idwt, level_labels, n_levels
 
 METHODS = ("grad", "smooth", "integrated")
 
 
+def _check_model(model) -> None:
+    if not callable(model) or isinstance(model, type):
+        raise TypeError(f"model must be a torch module (a callable), got {type(model).__name__}")
+
+
 def _targets(model, x: torch.Tensor, target) -> torch.Tensor:
-    with torch.no_grad():
-        n_classes = model(x[:1]).shape[1]
+    """Class indices (B,) from an int or an integer tensor/array of shape (B,) (never rounded)."""
+    if isinstance(target, (torch.Tensor, np.ndarray)):
+        integral = (
+            not target.is_floating_point() and not target.is_complex()
+            if isinstance(target, torch.Tensor)
+            else np.issubdtype(target.dtype, np.integer)
+        )
+        if not integral or target.dtype in (torch.bool, np.bool_):
+            raise TypeError(f"target must hold integer class indices, got dtype {target.dtype}")
+    else:
+        target = check_int("target", target, None)
+    try:
+        with torch.no_grad():
+            n_classes = model(x[:1]).shape[1]
+    except RuntimeError as err:
+        raise ValueError(f"x of shape {tuple(x.shape)} does not fit the model: {err}") from None
+    if not isinstance(target, (torch.Tensor, np.ndarray)):
+        check_int("target", target, 0, n_classes - 1)
     t = torch.as_tensor(target).long().reshape(-1)
     if t.numel() == 1:
         t = t.expand(x.shape[0])
@@ -50,12 +71,17 @@ def wam(
     n_samples: int = 25,
     noise: float = 0.25,
 ) -> list[torch.Tensor]:
-    """Wavelet attribution map of ``model`` at x (B, C, *spatial): same structure as ``dwt(x)``."""
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    """Wavelet attribution map of ``model`` at x (B, C, *spatial): same structure as ``dwt(x)``.
+
+    ``target`` is an int class or an integer tensor (B,); ``noise`` >= 0 (a fraction of the
+    range of x) sets SmoothGrad's noise.
+    """
+    _check_model(model)
+    method = check_choice("method", method, METHODS)
+    n_samples = check_int("n_samples", n_samples)
+    noise = check_real("noise", noise, 0.0)
     coeffs = dwt(x, wavelet, level, ndim)
     t = _targets(model, x, target)
-    n_samples = check_int("n_samples", n_samples)
     if method == "grad":
         return _grads(model, coeffs, t, wavelet, ndim)
     if method == "smooth":
@@ -83,7 +109,7 @@ def wam(
 
 def scale_importance(attr: list[torch.Tensor], ndim: int = 2) -> dict[str, float]:
     """Share of the total |attribution| per scale: {"approx", "level J", ..., "level 1"}, sum 1."""
-    level = n_levels(attr, ndim)
+    level = n_levels(attr, ndim, "attr")
     labels = level_labels(level, ndim)
     mass: dict[str, float] = {}
     for lab, a in zip(labels, attr, strict=True):
@@ -116,15 +142,26 @@ def insertion_deletion(
     ``domain="pixel"``: features are the input entries, ``attr`` a tensor shaped like x. Returns
     curves (steps + 1,) averaged over the batch, their areas (trapezoid on [0, 1]) and
     ``faithfulness`` = insertion AUC − deletion AUC. The two domains are different experiments.
+    ``steps`` is at most the number of features (one feature per step at most).
     """
-    if domain not in ("wavelet", "pixel"):
-        raise ValueError(f"domain must be 'wavelet' or 'pixel', got {domain!r}")
+    _check_model(model)
+    domain = check_choice("domain", domain, ("wavelet", "pixel"))
     steps = check_int("steps", steps)
+    check_tensor("x", x)
     t = _targets(model, x, target)
     if domain == "wavelet":
         coeffs = dwt(x, wavelet, level, ndim)
-        if not isinstance(attr, list) or len(attr) != len(coeffs):
+        if (
+            not isinstance(attr, list)
+            or len(attr) != len(coeffs)
+            or any(
+                not isinstance(a, torch.Tensor) or a.shape != c.shape
+                for a, c in zip(attr, coeffs, strict=True)
+            )
+        ):
             raise ValueError("attr must be a list shaped like dwt(x) for domain='wavelet'")
+        for a in attr:
+            check_tensor("attr", a)
         flat = torch.cat([c.reshape(x.shape[0], -1) for c in coeffs], dim=1)
         score = torch.cat([a.detach().abs().reshape(x.shape[0], -1) for a in attr], dim=1)
         sizes = [c[0].numel() for c in coeffs]
@@ -137,6 +174,7 @@ def insertion_deletion(
     else:
         if not isinstance(attr, torch.Tensor) or attr.shape != x.shape:
             raise ValueError("attr must be a tensor shaped like x for domain='pixel'")
+        check_tensor("attr", attr)
         flat = x.reshape(x.shape[0], -1)
         score = attr.detach().abs().reshape(x.shape[0], -1)
 
@@ -145,6 +183,8 @@ def insertion_deletion(
 
     order = score.argsort(dim=1, descending=True)
     n = flat.shape[1]
+    if steps > n:
+        raise ValueError(f"steps must be at most the number of features ({n}), got {steps}")
     ins, dele = [], []
     with torch.no_grad():
         for s in range(steps + 1):

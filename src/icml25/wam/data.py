@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from icml25.common.checks import check_int
+from icml25.common.checks import check_choice, check_int, check_seed
 
 
 def make_scale_dataset(
@@ -17,11 +17,10 @@ def make_scale_dataset(
     ``"shape"``: a uniform disk, small (class 0) or large (class 1), no texture: the decision lives
     in the approximation and coarse levels. Gaussian noise (std 0.05) is added to both.
     """
-    if kind not in ("texture", "shape"):
-        raise ValueError(f"kind must be 'texture' or 'shape', got {kind!r}")
+    kind = check_choice("kind", kind, ("texture", "shape"))
     n = check_int("n", n)
     size = check_int("size", size, 8)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
     yy, xx = np.mgrid[:size, :size]
     checker = ((yy + xx) % 2).astype(float)
     X = np.zeros((n, 1, size, size))
@@ -46,6 +45,7 @@ def digits_32(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     Returns ``(X_train, y_train, X_test, y_test)``: 1400 training images, the rest for test;
     X is (n, 1, 32, 32) float32.
     """
+    seed = check_seed("seed", seed)
     import torch
     import torch.nn.functional as F
     from sklearn.datasets import load_digits
@@ -65,7 +65,7 @@ def make_click_audio(n: int = 400, length: int = 2048, seed: int = 0):
     """
     n = check_int("n", n)
     length = check_int("length", length, 64)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
     t = np.arange(length)
     y = rng.integers(0, 2, size=n)
     X = np.zeros((n, 1, length), dtype=np.float32)
@@ -86,7 +86,7 @@ def make_shape_volumes(n: int = 300, size: int = 16, seed: int = 0):
     at a random position, plus noise. The decision lives in the coarse shape."""
     n = check_int("n", n)
     size = check_int("size", size, 8)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
     z, yy, xx = np.mgrid[:size, :size, :size]
     y = rng.integers(0, 2, size=n)
     X = np.zeros((n, 1, size, size, size), dtype=np.float32)

@@ -1,0 +1,148 @@
+"""The study of empirical privacy variance: a grid of DP-SGD configurations at one (epsilon,
+delta), and its analysis (regression of exposure on the log hyperparameters, config-vs-seed
+ANOVA).
+
+Notation as in :mod:`icml25.privacy_variance.core`: batch size ``b``, steps ``T``, learning rate
+``lr``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from icml25.common.checks import check_instance, check_int, check_positive, check_seed
+from icml25.privacy_variance.core import _check_eps_delta, calibrate_sigma, exposure, train_dp
+from icml25.privacy_variance.corpus import Corpus, _check_corpus
+
+__all__ = ["config_vs_seed_anova", "fit_privacy_regression", "run_grid"]
+
+
+def run_grid(
+    configs: list[dict],
+    corpus: Corpus,
+    eps: float,
+    delta: float,
+    seeds: tuple[int, ...] | list[int] = (0,),
+) -> pd.DataFrame:
+    """Train every configuration ``{"b", "T", "lr"}`` for every seed at the same (eps, delta).
+
+    Returns one row per (config, seed) with ``b, T, lr, seed, sigma, eps_spent, test_loss,
+    seconds``, the mean exposure of the secrets inserted ``r`` times (``exposure_r{r}``) and
+    of the controls (``exposure_control``).
+    """
+    eps, delta = _check_eps_delta(eps, delta)
+    _check_corpus(corpus)
+    if not isinstance(configs, (list, tuple)) or not configs:
+        raise ValueError("configs must be a non-empty list of {'b', 'T', 'lr'} dicts")
+    for cfg in configs:
+        if not isinstance(cfg, dict) or not {"b", "T", "lr"} <= set(cfg):
+            raise ValueError(f"each of configs needs keys 'b', 'T', 'lr', got {cfg!r}")
+        check_int("configs: b", cfg["b"])
+        check_int("configs: T", cfg["T"])
+        check_positive("configs: lr", cfg["lr"])
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, (list, tuple, range)) or not seeds:
+        raise ValueError(f"seeds must be a non-empty list of seeds, got {seeds!r}")
+    for seed in seeds:
+        check_seed("seeds", seed)
+    rows = []
+    sigmas: dict[tuple[int, int], float] = {}
+    levels = sorted(set(corpus.reps.tolist()) - {0})
+    for cfg in configs:
+        key = (cfg["b"], cfg["T"])
+        if key not in sigmas:  # sigma depends on (b, T) only: calibrate once
+            sigmas[key] = calibrate_sigma(eps, delta, cfg["b"], len(corpus.train), cfg["T"])
+        for seed in seeds:
+            res = train_dp(
+                corpus, cfg["b"], cfg["T"], cfg["lr"], eps, delta, seed=seed, sigma=sigmas[key]
+            )
+            ex = exposure(res.model, corpus.prefix, corpus.secrets)
+            row = {
+                "b": cfg["b"],
+                "T": cfg["T"],
+                "lr": cfg["lr"],
+                "seed": seed,
+                "sigma": res.sigma,
+                "eps_spent": res.eps_spent,
+                "test_loss": res.test_loss,
+                "seconds": res.seconds,
+            }
+            for r in levels:
+                row[f"exposure_r{r}"] = float(ex[corpus.reps == r].mean())
+            row["exposure_control"] = float(ex[corpus.reps == 0].mean())
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _check_numeric(df: pd.DataFrame, columns: list[str]) -> None:
+    for col in ["b", "T", "lr", *columns]:
+        values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"df column {col!r} must hold finite numbers")
+
+
+def fit_privacy_regression(df: pd.DataFrame, response: str | None = None):
+    """OLS of empirical privacy on the log hyperparameters (statsmodels formula API):
+    ``response ~ np.log(b) + np.log(T) + np.log(lr)``.
+
+    ``response`` defaults to the exposure of the most repeated canaries. Returns the fitted
+    ``RegressionResults`` (``.params``, ``.conf_int()``, ``.pvalues``, ``.rsquared``).
+    """
+    check_instance("df", df, pd.DataFrame)
+    if response is None:
+        cols = sorted(
+            (
+                c
+                for c in df.columns
+                if isinstance(c, str) and c[:10] == "exposure_r" and c[10:].isdigit()
+            ),
+            key=lambda c: int(c[10:]),
+        )
+        if not cols:
+            raise ValueError("df has no exposure_r* column; pass response=")
+        response = cols[-1]
+    if not isinstance(response, str) or not response.isidentifier():
+        raise ValueError(f"response must name a column of df (an identifier), got {response!r}")
+    if response not in df.columns:
+        raise ValueError(f"response {response!r} is not a column of df")
+    missing = {"b", "T", "lr"} - set(df.columns)
+    if missing:
+        raise ValueError(f"df is missing columns {sorted(missing)}")
+    if len(df) < 5:
+        raise ValueError(f"df needs at least 5 rows to fit 4 coefficients, got {len(df)}")
+    _check_numeric(df, [response])
+    if not (df[["b", "T", "lr"]].to_numpy(dtype=float) > 0).all():
+        raise ValueError("df columns b, T and lr must be > 0 (their logs are regressors)")
+    import statsmodels.formula.api as smf
+
+    return smf.ols(f"{response} ~ np.log(b) + np.log(T) + np.log(lr)", data=df).fit()
+
+
+def config_vs_seed_anova(df: pd.DataFrame, column: str) -> dict:
+    """One-way ANOVA of ``column`` with the configuration (b, T, lr) as the factor.
+
+    Returns ``{"between_sd", "within_sd", "F", "p"}``: the standard deviation of the
+    configuration means, the pooled within-configuration (seed-to-seed) standard deviation,
+    and scipy's ``f_oneway`` statistic and p-value.
+    """
+    check_instance("df", df, pd.DataFrame)
+    if not isinstance(column, str) or column not in df.columns:
+        raise ValueError(f"column must name a column of df, got {column!r}")
+    missing = {"b", "T", "lr"} - set(df.columns)
+    if missing:
+        raise ValueError(f"df is missing columns {sorted(missing)}")
+    _check_numeric(df, [column])
+    groups = [g[column].to_numpy() for _, g in df.groupby(["b", "T", "lr"])]
+    if len(groups) < 2 or min(len(g) for g in groups) < 2:
+        raise ValueError("df needs at least 2 configurations with at least 2 seeds each")
+    from scipy.stats import f_oneway
+
+    means = np.array([g.mean() for g in groups])
+    within = np.sqrt(np.mean([g.var(ddof=1) for g in groups]))
+    stat = f_oneway(*groups)
+    return {
+        "between_sd": float(means.std(ddof=1)),
+        "within_sd": float(within),
+        "F": float(stat.statistic),
+        "p": float(stat.pvalue),
+    }
