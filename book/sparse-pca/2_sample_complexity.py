@@ -109,8 +109,8 @@ print(SCALE, CONFIG)
 # **diagonal thresholding** {cite:p}`johnstone2009consistency`, and **covariance
 # thresholding** {cite:p}`krauthgamer2015semidefinite,deshpande2016covariance`. A trial is a
 # success when the $k$ largest entries of $\hat v$ are exactly the support of $v$. The figures
-# show grid seed 0; thresholding and diagonal thresholding also run on two more grid seeds for
-# the claim check.
+# show grid seed 0; thresholding and diagonal thresholding also run on more grid seeds for the
+# claim check (three in all at `small` scale).
 #
 # Our covariance thresholding is a simplified version: it soft-thresholds the off-diagonal of
 # $\hat\Sigma - I$ at $\tau/\sqrt n$ and uses no sample splitting. In the spiky model the
@@ -178,7 +178,7 @@ fig.suptitle(
 plt.show()
 
 # %% [markdown]
-# **What to see.** (a) The thresholding curves for all $k$ and $p$ lie on top of each other:
+# **What to see.** (a) The thresholding curves for all $k$ and $p$ nearly lie on top of each other:
 # the support is found once $n$ is a few times $k\log p$, whatever $k$. (b) Covariance
 # thresholding behaves the same way in this spiky regime (see above; its cost, measured in the
 # third notebook, is another matter). (c) Diagonal thresholding needs a larger $c$ for every
@@ -225,7 +225,7 @@ ax.legend(fontsize=8, loc="center right")
 plt.show()
 
 # %% [markdown]
-# **What to see.** For thresholding and covariance thresholding $c_{50}$ is flat in $k$: the
+# **What to see.** For thresholding and covariance thresholding $c_{50}$ is nearly flat in $k$: the
 # sample size they need is a constant times $k\log p$. For diagonal thresholding $c_{50}$ grows
 # faster than linearly in $k$ (the fitted exponent of $n_{50}$ is in the claim check); an arrow
 # marks a $k$ for which it never reached 50 % on this grid.
@@ -235,14 +235,14 @@ plt.show()
 #
 # The second stage, truncated power iterations started at the thresholding estimate, targets the
 # minimax rate $\sin\angle(\hat v, v) \asymp \sqrt{k\log p / n}$. Rather than draw a guide
-# line, we **fit** the rate, on three grid seeds: the slope of $\log\sin\angle$ against $\log n$
+# line, we **fit** the rate, on several grid seeds: the slope of $\log\sin\angle$ against $\log n$
 # over every trial past the transition ($c \ge 8$) for one $(k, p)$, with a 95 % confidence
 # interval; and, at fixed $c = n/(k\log p) = 16$, the slope against $\log k$, which the rate
 # $\sqrt{k\log p/n} = 1/\sqrt c$ predicts to be 0. One-shot thresholding is fitted too: past the
 # transition it falls at the same rate, so the rate is not what sets the two-stage estimator
-# apart (its smaller constant is, below). The controls: a **random $k$-sparse unit vector**,
-# whose error does not fall with $n$, and diagonal thresholding, whose error at fixed $c$ grows
-# with $k$.
+# apart (its smaller constant is, below). The controls: a **random $k$-sparse unit vector**, a
+# null control whose error does not depend on $n$ by construction (it only shows that the check
+# needs a falling error), and diagonal thresholding, whose error at fixed $c$ grows with $k$.
 
 # %%
 k_show, p_show = CONFIG["ks"][1], CONFIG["ps"][-1]
@@ -327,7 +327,8 @@ plt.show()
 # restricted to the entries ranked 2 to $k+1$ of $|\hat\Sigma_{:,i^\star}|$ (its slice drops the
 # largest entry, $\hat\Sigma_{i^\star i^\star}$ itself, so $i^\star$ is never in the start's
 # support). We run both, as one-shot estimators and as starts of the power stage, near the
-# transition ($c \le 8$, $k = 20$, $p = 500$) on three grid seeds, paired per trial.
+# transition ($k = 20$, $p = 500$, the values of $c$ in `CONFIG["init_cs"]`) on several grid
+# seeds, paired per trial.
 
 # %%
 init_methods = [
@@ -392,8 +393,10 @@ plt.show()
 # %% [markdown]
 # **What to see.** (a) Alone, the authors' start never recovers the exact support here: it
 # leaves out $i^\star$, the largest entry of the spike. (b) Its error is correspondingly large.
-# After the power iterations the two starts give the same support and nearly the same error:
-# the power stage adds the missing coordinate back. Since the start does not matter for the
+# After the power iterations the two starts recover the support about equally often and reach
+# nearly the same error: the power stage adds the missing coordinate back. (The comparison is
+# in the spiky model, where the dropped $i^\star$ carries half of the spike's mass; in the
+# authors' flat regime it carries $1/k$.) Since the start does not matter for the
 # two-stage estimator, the package keeps the paper's truncated column, which is also the
 # one-shot estimator the theory is about.
 
@@ -436,14 +439,13 @@ def flat_grid(setting, methods_, seed):
 
 
 flat_methods = ["Thresholding", "Two-stage", "Diagonal thresholding"]
-flat_table = {
-    name: success_table(flat_grid(name, flat_methods, 0)) for name in list(flat_settings)[:2]
-}
+flat_grids = {name: flat_grid(name, flat_methods, 0) for name in list(flat_settings)[:2]}
+flat_table = {name: success_table(g) for name, g in flat_grids.items()}
 
 
-def growth(c50s):
+def growth(c50s, method="Thresholding"):
     """c50 at the largest k over c50 at the smallest k (the smallest over p)."""
-    fc = c50s[c50s.method == "Thresholding"].set_index(["k", "p"]).c50
+    fc = c50s[c50s.method == method].set_index(["k", "p"]).c50
     ps_ = fc.index.get_level_values("p").unique()
     return float(np.min([fc[(CONFIG["ks"][-1], p)] / fc[(CONFIG["ks"][0], p)] for p in ps_]))
 
@@ -452,6 +454,9 @@ flat_growths = {
     name: [growth(transition_table(flat_grid(name, ["Thresholding"], seed))) for seed in SEEDS]
     for name in flat_settings
 }
+dt_growth_fixed = growth(
+    transition_table(flat_grids["lambda ||v||_inf = 2"]), "Diagonal thresholding"
+)
 pd.DataFrame(flat_growths, index=pd.Index(SEEDS, name="seed")).round(2)
 
 # %% tags=["hide-input"]
@@ -483,23 +488,29 @@ plt.show()
 
 # %% [markdown]
 # **What to see.** (a) At $\lambda = 4$ the thresholding curves move right as $k$ grows and
-# $\lambda\|v\|_\infty$ falls, as the theory's condition predicts. (d) With
-# $\lambda\|v\|_\infty$ held at 2, they stay together: the condition, not the flatness, is what
-# matters. The authors' $\lambda = 10$ (not drawn; its growth is in the table above) sits in
-# between: $\lambda\|v\|_\infty$ still halves from $k = 10$ to 40, and $c_{50}$ still grows.
+# $\lambda\|v\|_\infty$ falls. (d) With $\lambda\|v\|_\infty$ held at 2, they stay together:
+# what matters is $\lambda\|v\|_\infty$, not the flatness. The signal argument says
+# $c_{50} \propto (\lambda\|v\|_\infty)^{-2}$, so it is the *value* that sets the constant, not a
+# threshold at 1: at the authors' $\lambda = 10$ (not drawn; its growth is in the table above)
+# $\lambda\|v\|_\infty$ is above 1.5 throughout, yet it still halves from $k = 10$ to 40, and
+# $c_{50}$ grows nearly as much as at $\lambda = 4$. Holding $\lambda\|v\|_\infty$ fixed means
+# $\lambda = 2\sqrt k$ growing with $k$; with a flat spike that lifts the diagonal's signal
+# $\lambda v_j^2 = \lambda/k$ exactly as much, so in that row diagonal thresholding scales like
+# $k\log p$ too (f): the $k\log p$ against $k^2\log p$ contrast is a property of fixed $\lambda$.
 # (b), (e) The two-stage estimator stays together and succeeds at small $c$ in both rows. The
 # reason is the power step: $\hat\Sigma x \approx x + \lambda\langle v, x\rangle v$ gives each
 # support entry $\lambda\langle v, x\rangle/\sqrt k$ with $\langle v, x\rangle$ of order 1 once
 # the start overlaps the support, against $\lambda/k$ in the column of $i^\star$. And exact
 # recovery is limited by the smallest entry of $v$, $1/\sqrt k$ for the flat spike against about
 # $0.72/\sqrt k$ for the spiky one, so the flat spike's support is found with fewer samples.
-# That is an observation at this size, not a guarantee of the paper. (c), (f) Diagonal
-# thresholding still needs the most samples.
+# That is a heuristic reading of what the figure shows at this size, not tested here and not a
+# guarantee of the paper. (c) At fixed $\lambda$ diagonal thresholding still needs the most
+# samples.
 
 # %% [markdown]
 # ## Claim check
 #
-# The claims, each with a control that must fail the same check, over three grid seeds:
+# The claims, each with a control that must fail the same check, over the grid seeds:
 #
 # - the **sample-size law**: fitting $\log(c_{50}\,k) = a + b\log k$ over all $(k, p)$ gives the
 #   exponent $b$ of $n_{50} \propto k^b\log p$; thresholding's must be nearer 1 than 2
@@ -633,9 +644,12 @@ claim(
     check=less(0.15),
     control=("diagonal thresholding", slopes["k"]["Diagonal thresholding"].to_numpy()),
     verdict="partly",
-    caveat=f"the slope is positive (95 % CI {slopes['k_lo']['Two-stage'].iloc[0]:.2f} to "
-    f"{slopes['k_hi']['Two-stage'].iloc[0]:.2f} in seed 0): the error grows a little with k at "
-    "fixed c, where the rate predicts none",
+    caveat="the slope is positive in every seed (95 % CIs "
+    + ", ".join(
+        f"{lo:.2f} to {hi:.2f}"
+        for lo, hi in zip(slopes["k_lo"]["Two-stage"], slopes["k_hi"]["Two-stage"], strict=True)
+    )
+    + "): the error grows a little with k at fixed c, where the rate predicts none",
     fmt=".2f",
 )
 claim(
@@ -648,21 +662,26 @@ claim(
     value=gap_two.to_numpy(),
     check=within(0.0, 0.05),
     control=("the one-shot estimators", gap_one.to_numpy()),
-    verdict="reproduced",
+    verdict="illustrated",
+    caveat="a weak control: the authors' one-shot start never contains i* by construction; the "
+    "average includes values of c where both succeed always or never; spiky spike, k = 20, "
+    "p = 500 only",
     fmt=".3f",
 )
 claim(
     "sparse-pca/2_sample_complexity/flat_spike_condition",
-    "With a flat spike at lambda = 4 (lambda ||v||_inf = 4 / sqrt(k), below 1 for large k), "
-    "thresholding's c50 grows at least 2x from the smallest to the largest k, in every grid "
-    "seed; with lambda ||v||_inf held at 2 it does not",
+    "With a flat spike at fixed lambda = 4, lambda ||v||_inf = 4 / sqrt(k) halves from the "
+    "smallest to the largest k and thresholding's c50 grows at least 2x, in every grid seed; "
+    "with lambda ||v||_inf held at 2 it does not",
     paper="the guarantee needs lambda ||v||_inf of order 1 (assumption of the theorem)",
     value=flat_growths["lambda = 4"],
     check=greater(2.0),
     control=("lambda ||v||_inf = 2", flat_growths["lambda ||v||_inf = 2"]),
     verdict="reproduced",
-    caveat="at the authors' lambda = 10 it still grows "
-    f"{np.mean(flat_growths['lambda = 10']):.1f}x (lambda ||v||_inf halves from k = 10 to 40)",
+    caveat="what matters is the value of lambda ||v||_inf, not a threshold at 1: at the "
+    f"authors' lambda = 10 (above 1.5 throughout) c50 still grows "
+    f"{np.mean(flat_growths['lambda = 10']):.1f}x; and holding lambda ||v||_inf fixed lifts "
+    f"diagonal thresholding too (its c50 grows {dt_growth_fixed:.1f}x there, seed 0)",
     fmt=".2f",
 )
 glue("thr_c50", thr_c50, display=False)
