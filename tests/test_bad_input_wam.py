@@ -165,6 +165,21 @@ SPECS: dict[str, Spec] = {
     ),
 }
 
-CONSTANTS = {f"{P}.BANDS", f"{P}.METHODS"}
+SPECS[f"{P}.model_free_attribution"] = Spec(
+    wam.model_free_attribution,
+    {"x": X, "kind": "random", "wavelet": "haar", "level": 2, "ndim": 2, "seed": 0},
+    {
+        "x": BAD_X,
+        "kind": bad_choice(wam.BASELINES),
+        "wavelet": bad_choice(("haar", "db2")),
+        "level": bad_int(1),
+        "ndim": st.sampled_from([0, 4, "2", None]),
+        "seed": bad_seed(),
+    },
+    names={"wavelet": "wavelet", "level": "level"},
+    finite=True,
+)
+
+CONSTANTS = {f"{P}.BANDS", f"{P}.METHODS", f"{P}.BASELINES"}
 test_bad_input_is_rejected = bad_input_test(SPECS)
 test_valid_input_runs = valid_input_test(SPECS)

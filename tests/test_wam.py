@@ -11,6 +11,7 @@ from icml25.wam import (
     idwt,
     insertion_deletion,
     make_scale_dataset,
+    model_free_attribution,
     scale_importance,
     scale_maps,
     wam,
@@ -112,3 +113,15 @@ X = torch.rand(2, 1, 32, 32)
 def test_bad_input(call, arg):
     with pytest.raises(ValueError, match=arg):
         call()
+
+
+def test_model_free_attributions():
+    x = torch.rand(4, 1, 32, 32)
+    mag = model_free_attribution(x, "magnitude")
+    assert all(torch.equal(m, c.abs()) for m, c in zip(mag, dwt(x), strict=True))
+    rnd = model_free_attribution(x, "random", seed=1)
+    assert all(r.shape == c.shape for r, c in zip(rnd, dwt(x), strict=True))
+    assert torch.equal(rnd[0], model_free_attribution(x, "random", seed=1)[0])
+    # a random ranking's level shares are the levels' shares of the coefficients
+    share = scale_importance(rnd)
+    assert abs(share["level 1"] - 0.75) < 0.02 and abs(share["approx"] - 1 / 64) < 0.01

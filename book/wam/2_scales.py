@@ -51,7 +51,7 @@ import torch
 from icml25.common import glue, plotting, setup
 from icml25.common.claims import claim, greater
 from icml25.common.training import SmallCNN, accuracy, train_classifier
-from icml25.wam import make_scale_dataset, scale_importance, wam
+from icml25.wam import make_scale_dataset, model_free_attribution, scale_importance, wam
 
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
@@ -117,44 +117,65 @@ plt.show()
 
 # %% [markdown]
 # **What to see.** For the texture task the attribution mass sits in the finest details
-# (level 1); for the shape task in the approximation, the coarsest scale. The same method, on
-# the same architecture, reports the scale that the data made decisive (error bars: training
-# seeds).
+# (level 1); for the shape task in the approximation, the coarsest scale (error bars: training
+# seeds). Read the texture bar with care: level 1 holds three quarters of the coefficients, so
+# even a random ranking puts about 0.75 of its mass there; the shape task's approximation holds
+# 1/64 of them, so its bar is the telling one. The claim check compares both with model-free
+# rankings.
 
 # %% [markdown]
 # ## Claim check
 #
-# Both tasks are learnt (test accuracy ≥ 0.95) and, in every seed, at least 60 % of WAM-IG's
-# mass lies at the planted scale: level 1 for texture, the approximation for shape.
+# Both tasks are learnt (test accuracy ≥ 0.95). The question is whether WAM-IG's mass sits at
+# the planted scale *because of the model*, so each share is compared with two model-free
+# rankings of the same inputs (`model_free_attribution`): **|z|**, the input's own wavelet
+# magnitudes, and a **random** ranking, whose share of a level is just that level's share of
+# the coefficients (3/4 for level 1 of a 2-D transform, 1/64 for the approximation). For the
+# shape task, in every training seed, WAM-IG's approximation share must exceed the |z| share by
+# 0.1; the random ranking is the control. For the texture task the bar is the random ranking's
+# level-1 share (0.75): WAM-IG must exceed it by 0.02 in every seed, and |z| is the control.
 
 # %%
 fine = np.array([s["level 1"] for s in shares["texture"]])
 coarse = np.array([s["approx"] for s in shares["shape"]])
-fine_on_shape = np.array([s["level 1"] for s in shares["shape"]])
-coarse_on_texture = np.array([s["approx"] for s in shares["texture"]])
 assert min(min(a) for a in accs.values()) >= 0.95, accs
+baseline = {}
+for kind in ("texture", "shape"):
+    X, _ = make_scale_dataset(kind, CONFIG["n"], seed=0)
+    xe = torch.tensor(X[int(0.8 * len(X)) :][: CONFIG["n_eval"]])
+    baseline[kind] = {
+        b: scale_importance(model_free_attribution(xe, b)) for b in ("magnitude", "random")
+    }
+print({k: {b: round(v["level 1"], 3) for b, v in d.items()} for k, d in baseline.items()})
 runtime_s = time.perf_counter() - t_start
-claim(
-    "wam/2_scales/texture_on_finest_level",
-    "When the class is planted in a fine texture, at least 60 % of WAM-IG's mass lies on the "
-    "finest wavelet level; on the shape task it does not",
-    paper="qualitative: WAM tells at which scale the evidence lies (texture vs shape)",
-    value=fine,
-    check=greater(0.6),
-    control=("the same share on the shape task", fine_on_shape),
-    verdict="illustrated",
-    fmt=".2f",
-)
+z_approx = baseline["shape"]["magnitude"]["approx"]
 claim(
     "wam/2_scales/shape_on_approximation",
-    "When the class is planted in a coarse shape, at least 60 % of WAM-IG's mass lies on the "
-    "approximation coefficients; on the texture task it does not",
+    "When the class is planted in a coarse shape, WAM-IG puts more of its mass on the "
+    "approximation coefficients than the input's own wavelet energy does (|z| share + 0.1), in "
+    "every training seed; a random ranking does not",
     paper="qualitative: WAM tells at which scale the evidence lies (texture vs shape)",
     value=coarse,
-    check=greater(0.6),
-    control=("the same share on the texture task", coarse_on_texture),
-    verdict="illustrated",
-    fmt=".2f",
+    check=greater(z_approx, by=0.1, label="the |z| share"),
+    control=("random ranking", baseline["shape"]["random"]["approx"]),
+    verdict="reproduced",
+    numbers={"|z| share": z_approx},
+    fmt=".3f",
+)
+r_fine = baseline["texture"]["random"]["level 1"]
+claim(
+    "wam/2_scales/texture_on_finest_level",
+    "When the class is planted in a fine texture, WAM-IG's share on the finest level exceeds the "
+    "random ranking's (that level's share of the coefficients) by 0.02, in every training seed; "
+    "the input's own wavelet energy (|z|) does not",
+    paper="qualitative: WAM tells at which scale the evidence lies (texture vs shape)",
+    value=fine,
+    check=greater(r_fine, by=0.02, label="the random ranking's share"),
+    control=("|z| ranking", baseline["texture"]["magnitude"]["level 1"]),
+    verdict="partly",
+    caveat=f"only just: level 1 holds {r_fine:.0%} of the coefficients, so even a random ranking "
+    f"puts {r_fine:.2f} of its mass there; WAM-IG's {fine.mean():.2f} is little above that",
+    fmt=".3f",
 )
 glue("texture_fine_pct", float(100 * fine.mean()))
 glue("shape_coarse_pct", float(100 * coarse.mean()))

@@ -3,17 +3,26 @@
 * transforms (ptwt): :func:`dwt`, :func:`idwt`, :func:`dyadic_layout`, :func:`scale_maps`,
   :func:`level_labels`;
 * attribution: :func:`wam` (``"grad"``, ``"smooth"``, ``"integrated"``),
-  :func:`scale_importance`, :func:`insertion_deletion`;
+  :func:`scale_importance`, :func:`insertion_deletion`; the model-free controls
+  :func:`model_free_attribution` (|z| and a random ranking);
 * data: :func:`digits_32`, :func:`make_scale_dataset`, :func:`make_click_audio`,
   :func:`make_shape_volumes`.
 """
 
-from icml25.wam.attribution import METHODS, insertion_deletion, scale_importance, wam
+from icml25.wam.attribution import (
+    BASELINES,
+    METHODS,
+    insertion_deletion,
+    model_free_attribution,
+    scale_importance,
+    wam,
+)
 from icml25.wam.data import digits_32, make_click_audio, make_scale_dataset, make_shape_volumes
 from icml25.wam.transform import BANDS, dwt, dyadic_layout, idwt, level_labels, scale_maps
 
 __all__ = [
     "BANDS",
+    "BASELINES",
     "METHODS",
     "digits_32",
     "dwt",
@@ -24,6 +33,7 @@ __all__ = [
     "make_click_audio",
     "make_scale_dataset",
     "make_shape_volumes",
+    "model_free_attribution",
     "scale_importance",
     "scale_maps",
     "wam",

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from icml25.common.checks import check_choice, check_int, check_real, check_tensor
+from icml25.common.checks import check_choice, check_int, check_real, check_seed, check_tensor
 from icml25.wam.transform import BANDS, dwt, idwt, level_labels, n_levels
 
 METHODS = ("grad", "smooth", "integrated")
@@ -105,6 +105,33 @@ def wam(
         ):
             a += w_ * gr
     return [a * c for a, c in zip(acc, coeffs, strict=True)]
+
+
+BASELINES = ("magnitude", "random")
+
+
+def model_free_attribution(
+    x: torch.Tensor,
+    kind: str = "magnitude",
+    wavelet: str = "haar",
+    level: int = 3,
+    ndim: int = 2,
+    seed: int = 0,
+) -> list[torch.Tensor]:
+    """Attributions that use no model, shaped like :func:`wam`'s: the controls of the chapter.
+
+    ``"magnitude"``: |z|, the input's own wavelet coefficients (energy compaction alone);
+    ``"random"``: i.i.d. U(0, 1) scores (a random ranking), seeded by ``seed``. With
+    ``"random"`` a level's share of the mass is its share of the coefficients (level 1 of a 2-D
+    transform holds 3/4 of them).
+    """
+    kind = check_choice("kind", kind, BASELINES)
+    seed = check_seed("seed", seed)
+    coeffs = dwt(x, wavelet, level, ndim)
+    if kind == "magnitude":
+        return [c.abs() for c in coeffs]
+    g = torch.Generator().manual_seed(seed)
+    return [torch.rand(c.shape, generator=g, dtype=c.dtype) for c in coeffs]
 
 
 def scale_importance(attr: list[torch.Tensor], ndim: int = 2) -> dict[str, float]:
@@ -204,4 +231,12 @@ def insertion_deletion(
     }
 
 
-__all__ = ["BANDS", "METHODS", "insertion_deletion", "scale_importance", "wam"]
+__all__ = [
+    "BANDS",
+    "BASELINES",
+    "METHODS",
+    "insertion_deletion",
+    "model_free_attribution",
+    "scale_importance",
+    "wam",
+]
