@@ -15,15 +15,16 @@ from icml25.common.checks import (
 )
 
 
-def stamp_test(public_ppl, private_ppls, clip_frac: float = 0.025) -> tuple[float, float]:
+def stamp_test(public_ppl, private_ppls, clip_frac: float = 0.0) -> tuple[float, float]:
     """One-sided paired t-test of H₁: public perplexity < mean private perplexity.
 
     Args:
         public_ppl: (n,) perplexity of each item's public (released) version.
         private_ppls: (n, K) perplexities of its K private versions.
-        clip_frac: winsorise this fraction at each tail of both arrays (the official recipe's
-            2.5 %); 0 gives exactly ``scipy.stats.ttest_rel(public, private_mean,
-            alternative="less")``.
+        clip_frac: winsorise this fraction at each tail of both arrays; 0 (the default, the
+            plain test the chapter reports) gives exactly ``scipy.stats.ttest_rel(public,
+            private_mean, alternative="less")``; 0.025 is the official recipe, which the chapter
+            finds rejects too often under the null.
 
     Returns:
         ``(pvalue, t)``; identical public and private perplexities (no variance of the paired
