@@ -172,6 +172,7 @@ plt.show()
 
 # %%
 runtime_s = time.perf_counter() - t_start
+assert np.isclose(uncond.sum(), 1.0), uncond  # the unconditional histogram covers every sample
 claim(
     "concept-erasure/1_generator/follows_the_class",
     "The class-conditional generator draws what it is asked for: the judge recognises at least "

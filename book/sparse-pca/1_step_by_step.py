@@ -234,6 +234,7 @@ for t in range(trials):
     err_thr.append(sin_theta(thr, vt))
     err_two.append(sin_theta(two_stage(Xt, k), vt))
 rate_thr, rate_dt = float(np.mean(ok_thr)), float(np.mean(ok_dt))
+assert all(0 <= e <= 1 for e in err_thr + err_two), "sin(theta) must lie in [0, 1]"
 mean_thr, mean_two = float(np.mean(err_thr)), float(np.mean(err_two))
 runtime_s = time.perf_counter() - t_start
 

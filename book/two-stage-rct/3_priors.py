@@ -197,6 +197,7 @@ alpha_of = gain_prior.index.get_level_values("alpha")
 per_seed = gain_prior
 random_vs_split = wide["Random k"] - wide["Sample split"]
 optimism = both["planning estimate"] - both["realised"]
+assert (gain_prior.groupby("alpha").mean() > 0).all(), gain_prior.groupby("alpha").mean()
 miss = results.pivot_table(index="alpha", columns="design", values="miss")
 print("miss rate (certificate above the certified arm's effect):")
 print(miss.round(3).to_string())

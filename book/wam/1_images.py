@@ -251,6 +251,7 @@ plt.show()
 wide = table.pivot(index="seed", columns="method", values="faithfulness")
 pixel = ["Saliency", "Integrated Gradients", "SmoothGrad"]
 margin = wide["WAM-IG"] - wide[pixel].max(axis=1)
+assert np.isfinite(wide.to_numpy()).all(), wide  # every method scored on every seed
 runtime_s = time.perf_counter() - t_start
 claim(
     "wam/1_images/wam_ig_more_faithful",
