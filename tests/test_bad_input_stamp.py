@@ -28,12 +28,23 @@ P = "icml25.stamp"
 G = stamp.make_synonym_grammar(5, 3)  # 5 groups of 3 synonyms: ids 1..15, vocabulary 16
 TEMPLATES = np.array([[0, 4, 2], [1, 1, 3]])
 TOKENS = np.array([3, 15, 1])
+VERSIONS = np.stack([TEMPLATES + 1, TEMPLATES + 5, TEMPLATES + 9])  # (3 versions, 2 items, 3)
 PUB = np.array([5.0, 6.0, 7.0, 8.0])
 PRIV = np.array([[6.0, 7.0], [7.5, 8.0], [7.0, 9.0], [9.0, 9.5]])
 BAD_GAMMA = bad_probability(low_open=True, high_open=True)
 BAD_DELTA = bad_real(0.0)
 BAD_GRAMMAR = not_a((5, 3), {"n_groups": 5})
 ITEMS = ["w3 w4", "w10 w11"]
+LOGP = np.log(np.array([[0.5, 0.25, 0.1], [0.9, 0.3, 0.6]]))
+BAD_LOGP = st.one_of(bad_array(LOGP), st.just(-LOGP), st.just(LOGP[0]))
+BAD_LEVEL = bad_probability(low_open=True, high_open=True)
+
+
+@cache
+def _tiny_lm():
+    from icml25.common.lm import build_causal_lm
+
+    return build_causal_lm(16, n_positions=8, n_layer=1, n_embd=8, n_head=2, seed=0)
 
 
 @cache
@@ -173,6 +184,70 @@ SPECS: dict[str, Spec] = {
             "clip_frac": bad_real(0.0, 0.5, high_open=True),
         },
         good={"clip_frac": st.floats(0, 0.25)},
+        finite=True,
+    ),
+    f"{P}.split_public": Spec(
+        stamp.split_public,
+        {"versions": VERSIONS, "public_index": np.array([0, 2])},
+        {
+            "versions": st.one_of(
+                bad_index_array(VERSIONS, None), st.just(VERSIONS[:1]), st.just(TEMPLATES)
+            ),
+            "public_index": st.one_of(
+                bad_index_array(np.array([0, 2]), 3), st.just(np.array([0])), st.just(0)
+            ),
+        },
+    ),
+    f"{P}.effect_size": Spec(
+        stamp.effect_size,
+        {"public_ppl": PUB, "private_ppls": PRIV, "level": 0.95},
+        {
+            "public_ppl": st.one_of(bad_array(PUB), st.just(PUB[:3]), st.just(PUB[:1])),
+            "private_ppls": st.one_of(bad_array(PRIV), st.just(PRIV[:3])),
+            "level": BAD_LEVEL,
+        },
+        finite=True,
+    ),
+    f"{P}.token_logprobs": Spec(
+        stamp.token_logprobs,
+        lambda: {"model": _tiny_lm(), "sequences": TEMPLATES + 10, "batch_size": 2},
+        {
+            "model": not_a(),
+            "sequences": st.one_of(
+                bad_index_array(TEMPLATES + 10, 16, low=1), st.just(TOKENS), st.just(TEMPLATES)
+            ),
+            "batch_size": bad_int(1),
+        },
+        finite=True,
+    ),
+    f"{P}.perplexity_score": Spec(
+        stamp.perplexity_score, {"logprobs": LOGP}, {"logprobs": BAD_LOGP}, finite=True
+    ),
+    f"{P}.min_k_prob": Spec(
+        stamp.min_k_prob,
+        {"logprobs": LOGP, "k": 0.2},
+        {"logprobs": BAD_LOGP, "k": bad_real(0.0, 1.0, low_open=True)},
+        finite=True,
+    ),
+    f"{P}.zlib_ratio": Spec(
+        stamp.zlib_ratio,
+        {"logprobs": LOGP, "sequences": TEMPLATES + 10},
+        {
+            "logprobs": BAD_LOGP,
+            "sequences": st.one_of(
+                bad_index_array(TEMPLATES + 10, None), st.just(TOKENS), st.just(VERSIONS)
+            ),
+        },
+        finite=True,
+    ),
+    f"{P}.fpr_at_tpr": Spec(
+        stamp.fpr_at_tpr,
+        {"seen": PUB, "unseen": PUB + 1, "tpr": 0.5},
+        {
+            "seen": bad_array(PUB, shape=False),
+            "unseen": bad_array(PUB, shape=False),
+            "tpr": bad_probability(low_open=True),
+        },
         finite=True,
     ),
     f"{P}.BigramLM": Spec(

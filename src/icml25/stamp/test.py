@@ -11,6 +11,7 @@ from icml25.common.checks import (
     check_index_array,
     check_int,
     check_positive,
+    check_probability,
     check_real,
 )
 
@@ -19,16 +20,17 @@ def stamp_test(public_ppl, private_ppls, clip_frac: float = 0.0) -> tuple[float,
     """One-sided paired t-test of H₁: public perplexity < mean private perplexity.
 
     Args:
-        public_ppl: (n,) perplexity of each item's public (released) version.
-        private_ppls: (n, K) perplexities of its K private versions.
-        clip_frac: winsorise this fraction at each tail of both arrays; 0 (the default, the
-            plain test the chapter reports) gives exactly ``scipy.stats.ttest_rel(public,
-            private_mean, alternative="less")``; 0.025 is the official recipe, which the chapter
-            finds rejects too often under the null.
+        public_ppl: (n,) perplexity p_i of each item's public (released) version.
+        private_ppls: (n, K) perplexities of its K private versions; q_i is their row mean.
+        clip_frac: winsorise this fraction at each tail of the public array and of each of the
+            K private columns separately, before the row mean (as the official code's
+            ``remove_outliers(..., outliers="clip")`` does). 0, the default and the plain test
+            the chapter reports, gives exactly ``scipy.stats.ttest_rel(p, q,
+            alternative="less")``; 0.025 is the official recipe.
 
     Returns:
         ``(pvalue, t)``; identical public and private perplexities (no variance of the paired
-        differences) have no t-test and raise ``ValueError``.
+        differences p_i − q_i) have no t-test and raise ``ValueError``.
     """
     public = check_finite_array("public_ppl", public_ppl, 1)
     private = check_finite_array("private_ppls", private_ppls, 2)
@@ -40,11 +42,14 @@ def stamp_test(public_ppl, private_ppls, clip_frac: float = 0.0) -> tuple[float,
             f"got {private.shape}"
         )
     clip_frac = check_real("clip_frac", clip_frac, 0.0, 0.5, high_open=True)
-    q = private.mean(axis=1)
     p = public
     if clip_frac > 0:
         p = np.asarray(mstats.winsorize(p, limits=(clip_frac, clip_frac)))
-        q = np.asarray(mstats.winsorize(q, limits=(clip_frac, clip_frac)))
+        private = np.stack(
+            [np.asarray(mstats.winsorize(c, limits=(clip_frac, clip_frac))) for c in private.T],
+            axis=1,
+        )
+    q = private.mean(axis=1)
     res = stats.ttest_rel(p, q, alternative="less")
     if np.isnan(res.pvalue):
         raise ValueError(
@@ -52,6 +57,54 @@ def stamp_test(public_ppl, private_ppls, clip_frac: float = 0.0) -> tuple[float,
             "versions?), so the t-test is undefined"
         )
     return float(res.pvalue), float(res.statistic)
+
+
+def split_public(versions, public_index) -> tuple[np.ndarray, np.ndarray]:
+    """Pick each item's public version: item i publishes version ``public_index[i]``.
+
+    Args:
+        versions: (V, n, L) ids, V keyed versions of n items (as :func:`make_items` returns).
+        public_index: (n,) ints in 0..V−1; all zeros is "version 0 is public" (one public key
+            for the whole benchmark, as in the paper), a random draw per item spreads the
+            public role over the keys.
+
+    Returns:
+        ``(public, private)``: (n, L) and (V−1, n, L), the private versions in key order.
+    """
+    x = check_index_array("versions", versions, None, ndim=3)
+    if x.shape[0] < 2:
+        raise ValueError(f"versions must hold at least 2 versions, got {x.shape[0]}")
+    idx = check_index_array("public_index", public_index, x.shape[0], ndim=1)
+    if idx.shape[0] != x.shape[1]:
+        raise ValueError(
+            f"public_index must have one entry per item ({x.shape[1]}), got {idx.shape[0]}"
+        )
+    items = np.arange(x.shape[1])
+    public = x[idx, items]
+    keep = np.arange(x.shape[0])[None, :] != idx[:, None]  # (n, V)
+    order = np.argsort(~keep, axis=1, kind="stable")[:, : x.shape[0] - 1]  # (n, V−1)
+    private = np.moveaxis(x[order, items[:, None]], 1, 0)
+    return public, private
+
+
+def effect_size(public_ppl, private_ppls, level: float = 0.95) -> tuple[float, float, float]:
+    """Mean paired difference d̄ = mean_i (p_i − q_i) and its t confidence interval.
+
+    The quantity whose sign :func:`stamp_test` tests: negative when the suspect prefers the
+    public versions. ``public_ppl`` (n,), ``private_ppls`` (n, K); returns ``(d̄, low, high)``
+    at confidence ``level``.
+    """
+    public = check_finite_array("public_ppl", public_ppl, 1)
+    private = check_finite_array("private_ppls", private_ppls, 2)
+    if public.shape[0] < 2 or private.shape[0] != public.shape[0]:
+        raise ValueError(
+            f"public_ppl (n >= 2) and private_ppls (n, K) must match, got {public.shape} and "
+            f"{private.shape}"
+        )
+    level = check_probability("level", level, low_open=True, high_open=True)
+    d = public - private.mean(axis=1)
+    half = stats.t.ppf(0.5 + level / 2, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
+    return float(d.mean()), float(d.mean() - half), float(d.mean() + half)
 
 
 class BigramLM:
@@ -78,5 +131,5 @@ class BigramLM:
         x = self._check(sequences)
         prev = np.concatenate([np.zeros((len(x), 1), dtype=x.dtype), x[:, :-1]], axis=1)
         row = self.counts[prev, x] + self.alpha
-        total = self.counts[prev].sum(axis=-1) + self.alpha * self.vocab_size
+        total = self.counts.sum(axis=1)[prev] + self.alpha * self.vocab_size
         return np.exp(-np.log(row / total).mean(axis=1))
