@@ -83,16 +83,17 @@ def llm_rephrase(
     key: int,
     delta: float = 1.0,
     gamma: float = 0.25,
-    temperature: float = 0.7,
+    temperature: float = 1.0,
     max_new_tokens: int = 64,
     batch_size: int = 16,
     seed: int = 0,
 ) -> list[str]:
     """Rephrase every text with ``model`` under the KGW watermark of ``key`` (δ = 0: plain).
 
-    Sampling (``do_sample=True`` at ``temperature``) draws from torch's global generator, which
-    is seeded with ``seed`` + the batch's start index before each batch (``generate`` takes no
-    generator). Each answer is cut at the first end-of-sequence token and stripped.
+    Sampling (``do_sample=True`` at ``temperature``, the official code's 1.0 by default) draws
+    from torch's global generator, which is seeded with ``seed`` + the batch's start index
+    before each batch (``generate`` takes no generator). Each answer is cut at the first
+    end-of-sequence token and stripped.
 
     Returns:
         n rephrased strings, in the order of ``texts``.
