@@ -109,6 +109,8 @@ SPECS: dict[str, Spec] = {
             "method": "smooth",
             "n_samples": 2,
             "noise": 0.25,
+            "variant": "official",
+            "seed": 0,
         },
         {
             "model": not_a(),
@@ -120,6 +122,8 @@ SPECS: dict[str, Spec] = {
             "method": bad_choice(wam.METHODS),
             "n_samples": bad_int(1),
             "noise": bad_real(0.0),
+            "variant": bad_choice(wam.VARIANTS),
+            "seed": bad_seed(),
         },
         finite=True,
     ),
@@ -180,6 +184,42 @@ SPECS[f"{P}.model_free_attribution"] = Spec(
     finite=True,
 )
 
-CONSTANTS = {f"{P}.BANDS", f"{P}.METHODS", f"{P}.BASELINES"}
+SPECS[f"{P}.to_pixels"] = Spec(
+    wam.to_pixels,
+    {"attr": ATTR, "ndim": 2},
+    {"attr": BAD_LIST, "ndim": st.sampled_from([0, 4, 1, "2", None])},
+    finite=True,
+)
+
+REGION = torch.zeros(2, 8, 8, dtype=torch.bool)
+REGION[:, :2, :2] = True
+SPECS[f"{P}.region_mass_ratio"] = Spec(
+    wam.region_mass_ratio,
+    {"attr": ATTR, "region": REGION, "ndim": 2, "levels": ["approx", "level 1"]},
+    {
+        "attr": st.one_of(BAD_LIST, st.just([c * 0 for c in COEFFS])),
+        "region": st.sampled_from(
+            [REGION.float(), REGION[:, :4], REGION[0], torch.zeros_like(REGION), "abc", None]
+        ),
+        "ndim": st.sampled_from([0, 4, 1, "2", None]),
+        "levels": st.sampled_from([[], ["level 9"], "approx", ("level 3",), 1]),
+    },
+    finite=True,
+)
+SPECS[f"{P}.keep_top"] = Spec(
+    wam.keep_top,
+    {"x": X, "attr": ATTR, "keep": 0.25, "wavelet": "haar", "level": 2, "ndim": 2},
+    {
+        "x": BAD_X,
+        "attr": st.one_of(BAD_LIST, st.just(X)),
+        "keep": bad_real(0.0, 1.0, low_open=True),
+        "wavelet": bad_choice(("haar",)),
+        "level": st.one_of(bad_int(1), st.just(4)),
+        "ndim": st.sampled_from([0, 4, 1, "2", None]),
+    },
+    finite=True,
+)
+
+CONSTANTS = {f"{P}.BANDS", f"{P}.METHODS", f"{P}.BASELINES", f"{P}.VARIANTS"}
 test_bad_input_is_rejected = bad_input_test(SPECS)
 test_valid_input_runs = valid_input_test(SPECS)

@@ -75,11 +75,12 @@ plt.show()
 
 # %%
 shares = {kind: [] for kind in ("texture", "shape")}
-accs = {kind: [] for kind in ("texture", "shape")}
+free = {kind: {"magnitude": [], "random": []} for kind in shares}  # model-free controls
+accs = {kind: [] for kind in shares}
 for kind in shares:
-    X, y = make_scale_dataset(kind, CONFIG["n"], seed=0)
-    cut = int(0.8 * len(y))
-    for seed in CONFIG["seeds"]:
+    for seed in CONFIG["seeds"]:  # a fresh data set and a fresh network per seed
+        X, y = make_scale_dataset(kind, CONFIG["n"], seed=seed)
+        cut = int(0.8 * len(y))
         net = SmallCNN(1, 2, size=32, ndim=2)
         train_classifier(net, X[:cut], y[:cut], epochs=CONFIG["epochs"], seed=seed, progress=False)
         accs[kind].append(accuracy(net, X[cut:], y[cut:]))
@@ -87,6 +88,8 @@ for kind in shares:
         ye = torch.tensor(y[cut : cut + CONFIG["n_eval"]])
         attr = wam(net, xe, ye, method="integrated", n_samples=CONFIG["n_samples"])
         shares[kind].append(scale_importance(attr))
+        for b in free[kind]:
+            free[kind][b].append(scale_importance(model_free_attribution(xe, b, seed=seed)))
 print({kind: np.round(a, 3).tolist() for kind, a in accs.items()})
 
 # %% tags=["hide-input"]
@@ -105,6 +108,17 @@ for i, (kind, color) in enumerate(
         color=color,
         label=f"{kind} task",
     )
+    for b, marker in (("magnitude", "o"), ("random", "_")):
+        ref = np.array([[sh[lab] for lab in labels] for sh in free[kind][b]]).mean(0)
+        ax.scatter(
+            np.arange(len(labels)) + (i - 0.5) * 0.4,
+            ref,
+            marker=marker,
+            s=160 if marker == "_" else 25,
+            c="k",
+            zorder=3,
+            label=("|z| (no model)" if b == "magnitude" else "random ranking") if i else None,
+        )
 ax.set(
     xticks=np.arange(len(labels)),
     xticklabels=labels,
@@ -117,11 +131,12 @@ plt.show()
 
 # %% [markdown]
 # **What to see.** For the texture task the attribution mass sits in the finest details
-# (level 1); for the shape task in the approximation, the coarsest scale (error bars: training
-# seeds). Read the texture bar with care: level 1 holds three quarters of the coefficients, so
-# even a random ranking puts about 0.75 of its mass there; the shape task's approximation holds
-# 1/64 of them, so its bar is the telling one. The claim check compares both with model-free
-# rankings.
+# (level 1); for the shape task in the approximation, the coarsest scale (error bars: seeds of
+# data and network). The black marks are the model-free references on the same inputs: dots
+# for |z|, dashes for a random ranking. Read the texture bar with care: level 1 holds three
+# quarters of the coefficients, so even a random ranking puts about 0.75 of its mass there,
+# and WAM-IG's bar is barely above that dash; the shape task's approximation holds 1/64 of
+# them, so its bar, far above both marks, is the telling one.
 
 # %% [markdown]
 # ## Claim check
@@ -131,7 +146,7 @@ plt.show()
 # rankings of the same inputs (`model_free_attribution`): **|z|**, the input's own wavelet
 # magnitudes, and a **random** ranking, whose share of a level is just that level's share of
 # the coefficients (3/4 for level 1 of a 2-D transform, 1/64 for the approximation). For the
-# shape task, in every training seed, WAM-IG's approximation share must exceed the |z| share by
+# shape task, in every seed, WAM-IG's approximation share must exceed the |z| share by
 # 0.1; the random ranking is the control. For the texture task the bar is the random ranking's
 # level-1 share (0.75): WAM-IG must exceed it by 0.02 in every seed, and |z| is the control.
 
@@ -139,42 +154,44 @@ plt.show()
 fine = np.array([s["level 1"] for s in shares["texture"]])
 coarse = np.array([s["approx"] for s in shares["shape"]])
 assert min(min(a) for a in accs.values()) >= 0.95, accs
-baseline = {}
-for kind in ("texture", "shape"):
-    X, _ = make_scale_dataset(kind, CONFIG["n"], seed=0)
-    xe = torch.tensor(X[int(0.8 * len(X)) :][: CONFIG["n_eval"]])
-    baseline[kind] = {
-        b: scale_importance(model_free_attribution(xe, b)) for b in ("magnitude", "random")
-    }
-print({k: {b: round(v["level 1"], 3) for b, v in d.items()} for k, d in baseline.items()})
+
+
+def level_share(kind, b, lab):
+    """One model-free ranking's share of a level, per seed (the same inputs as WAM's)."""
+    return np.array([s[lab] for s in free[kind][b]])
+
+
 runtime_s = time.perf_counter() - t_start
-z_approx = baseline["shape"]["magnitude"]["approx"]
+z_approx = level_share("shape", "magnitude", "approx")
 claim(
     "wam/2_scales/shape_on_approximation",
     "When the class is planted in a coarse shape, WAM-IG puts more of its mass on the "
     "approximation coefficients than the input's own wavelet energy does (|z| share + 0.1), in "
-    "every training seed; a random ranking does not",
+    "every seed of data and network; a random ranking does not",
     paper="qualitative: WAM tells at which scale the evidence lies (texture vs shape)",
     value=coarse,
     check=greater(z_approx, by=0.1, label="the |z| share"),
-    control=("random ranking", baseline["shape"]["random"]["approx"]),
+    control=("random ranking", level_share("shape", "random", "approx")),
     verdict="reproduced",
-    numbers={"|z| share": z_approx},
+    numbers={"|z| share": z_approx.mean()},
     fmt=".3f",
 )
-r_fine = baseline["texture"]["random"]["level 1"]
+r_fine = level_share("texture", "random", "level 1")
 claim(
     "wam/2_scales/texture_on_finest_level",
     "When the class is planted in a fine texture, WAM-IG's share on the finest level exceeds the "
-    "random ranking's (that level's share of the coefficients) by 0.02, in every training seed; "
-    "the input's own wavelet energy (|z|) does not",
+    "random ranking's (that level's share of the coefficients) by 0.02, in every seed of data "
+    "and network",
     paper="qualitative: WAM tells at which scale the evidence lies (texture vs shape)",
     value=fine,
     check=greater(r_fine, by=0.02, label="the random ranking's share"),
-    control=("|z| ranking", baseline["texture"]["magnitude"]["level 1"]),
-    verdict="partly",
-    caveat=f"only just: level 1 holds {r_fine:.0%} of the coefficients, so even a random ranking "
-    f"puts {r_fine:.2f} of its mass there; WAM-IG's {fine.mean():.2f} is little above that",
+    verdict="not reproduced",
+    caveat=f"it holds in {int((fine > r_fine + 0.02).sum())} of {len(fine)} seeds: level 1 "
+    f"holds {r_fine.mean():.0%} of the coefficients, so even a random ranking puts "
+    f"{r_fine.mean():.2f} of its mass there, and WAM-IG's {fine.mean():.2f} (per seed "
+    f"{', '.join(f'{v:.2f}' for v in fine)}) is not reliably above that; on this task the "
+    "scale histogram cannot tell a fine-scale decision from chance",
+    numbers={"|z| share": level_share("texture", "magnitude", "level 1").mean()},
     fmt=".3f",
 )
 glue("texture_fine_pct", float(100 * fine.mean()))
