@@ -99,9 +99,10 @@ print(
 # %% [markdown]
 # ## Keyed, watermarked rephrasings
 #
-# Every item is rephrased once per key (sampling at temperature 0.7, at most 48 new tokens,
-# the official prompt shortened: "Rephrase the following sentence. Keep all details and the
-# meaning, ..."). Column 0 is the version that would be published.
+# Every item is rephrased once per key (sampling at temperature 0.7, below the official 1.0 for
+# the reason measured in the next section; at most 48 new tokens; the official prompt
+# shortened: "Rephrase the following sentence. Keep all details and the meaning, ...").
+# Column 0 is the version that would be published.
 
 # %%
 versions = llm_versions(
@@ -145,6 +146,30 @@ print(
     f"plain rephrasings under key {keys[0]}: pooled z {pooled_plain:.1f}"
 )
 
+# %% [markdown]
+# The official code samples at temperature 1.0. The same public rephrasings at 1.0:
+
+# %%
+hot = np.array(
+    llm_rephrase(
+        model,
+        tokenizer,
+        items,
+        key=keys[0],
+        delta=CONFIG["delta"],
+        temperature=1.0,
+        max_new_tokens=48,
+        batch_size=32,
+        seed=0,
+    ),
+    dtype=object,
+)[:, None]
+cos_hot, _ = meaning_scores(encoder, items, hot)
+print(
+    f"cosine to own original at temperature 1.0: {cos_hot.mean():.2f} (min {cos_hot.min():.2f}),"
+    f" at 0.7: {cos_own[:, 0].mean():.2f}"
+)
+
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=plotting.figsize("single"))
 groups = [
@@ -168,6 +193,10 @@ plt.show()
 # dropped details or commented on the task instead of rephrasing it, and the dots near 1 are
 # near-copies of the sentence. The paper's Llama-3.1-8B-Instruct does better; the watermark
 # and the test do not depend on it (the keys stay random, so the versions stay exchangeable).
+# At the official temperature 1.0 this small model drifts further: its public rephrasings'
+# cosine to their own sentence falls to {glue:text}`llm_cos_hot:.2f` (from
+# {glue:text}`llm_cos_public:.2f` at 0.7 for the same public key), which is why this book
+# samples at 0.7.
 
 # %% [markdown]
 # ## Right key against wrong keys
@@ -335,6 +364,8 @@ glue("llm_z_other", float(np.nanmean(other)))
 glue("llm_cos_own", float(cos_own.mean()))
 glue("llm_cos_plain", float(cos_plain.mean()))
 glue("llm_cos_other", float(cos_other.mean()))
+glue("llm_cos_hot", float(cos_hot.mean()))
+glue("llm_cos_public", float(cos_own[:, 0].mean()))
 glue("llm_pooled_plain", pooled_plain)
 glue("llm_n_items", len(items))
 glue("llm_n_keys", len(keys))
