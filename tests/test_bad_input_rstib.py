@@ -211,6 +211,7 @@ SPECS: dict[str, Spec] = {
             "ib": True,
             "dynamic": True,
             "n_eval_samples": 2,
+            "eval_average": "draws",
         },
         {
             "n_nodes": bad_int(1),
@@ -220,8 +221,15 @@ SPECS: dict[str, Spec] = {
             "n_layers": bad_int(0),
             "steps_per_day": bad_int(1),
             "n_eval_samples": bad_int(0),
+            "eval_average": bad_choice(("draws", "forecasts")),
         },
         free=("ib", "dynamic"),
+    ),
+    f"{P}.anneal_beta": Spec(
+        rstib.anneal_beta,
+        {"beta": 1e-3, "epochs": 8, "beta_init": 0.0},
+        {"beta": bad_real(0.0), "epochs": bad_int(1), "beta_init": bad_real(0.0)},
+        finite=True,
     ),
     f"{P}.n_params": Spec(rstib.n_params, lambda: {"model": _models()["mlp"]}, {"model": not_a()}),
     f"{P}.gaussian_kl": Spec(
@@ -294,6 +302,10 @@ SPECS: dict[str, Spec] = {
             "beta": 1e-3,
             "kd_weight": 0.3,
             "weight_decay": 1e-4,
+            "clip_norm": 5.0,
+            "milestones": (1, 20),
+            "patience": 3,
+            "beta_schedule": np.array([0.0, 1e-3]),
             "progress": False,
         },
         {
@@ -307,11 +319,19 @@ SPECS: dict[str, Spec] = {
             "beta": bad_real(0.0),
             "kd_weight": bad_real(0.0),
             "weight_decay": bad_real(0.0),
+            "clip_norm": bad_positive().filter(lambda v: v is not None),
+            "milestones": st.sampled_from(["abc", 3, None, (0,), (3, 2), (1.5,), (2, 2)]),
+            "patience": st.one_of(bad_int(1).filter(lambda v: v is not None)),
+            "beta_schedule": st.sampled_from(
+                ["abc", np.array([]), np.array([np.nan]), np.array([-1.0]), np.ones((2, 2))]
+            ),
         },
         free=("progress",),
         finite=True,
     ),
 }
+
+CONSTANTS = {f"{P}.OFFICIAL_MILESTONES", f"{P}.TRACED"}
 
 RESULTS = {
     f"{P}.IBOutput": "returned by RSTIBMLP.forward_ib",

@@ -11,6 +11,7 @@ from icml25.rstib import (
     STIDMLP,
     STGCNLite,
     add_noise,
+    anneal_beta,
     evaluate,
     forecast_errors,
     gaussian_kl,
@@ -222,9 +223,10 @@ def test_training_is_seeded_and_learns(windows):
     assert len(hist["val_mae"]) == 2
 
 
-def test_batched_evaluation_draws_match_single_passes():
+@pytest.mark.parametrize("average", ["draws", "forecasts"])
+def test_batched_evaluation_draws_match_single_passes(average):
     N = 16
-    model = RSTIBMLP(N, d=8, n_eval_samples=1).eval()
+    model = RSTIBMLP(N, d=8, n_eval_samples=1, eval_average=average).eval()
     x = torch.rand(3, 12, N)
     tod, dow = torch.randint(0, 288, (3,)), torch.randint(0, 7, (3,))
     torch.manual_seed(5)
@@ -232,3 +234,52 @@ def test_batched_evaluation_draws_match_single_passes():
     torch.manual_seed(5)
     single = model.forward_ib(x, tod, dow).pred
     assert torch.allclose(batched, single, atol=1e-6)
+
+
+def test_official_averaging_of_many_draws_tends_to_the_mean_path():
+    """eval_average="draws" averages the noise before one pass: with many draws the forecast is
+    the mean path's; the Monte Carlo average of forecasts keeps the sampling spread."""
+    torch.manual_seed(0)
+    N = 16
+    model = RSTIBMLP(N, d=8).eval()
+    x = torch.rand(3, 12, N)
+    tod, dow = torch.randint(0, 288, (3,)), torch.randint(0, 7, (3,))
+    model.n_eval_samples = 0
+    mean_path = model(x, tod, dow)
+    model.n_eval_samples = 1
+    one_draw = model(x, tod, dow)
+    model.n_eval_samples = 4000
+    many = model(x, tod, dow)
+    gap_one = (one_draw - mean_path).abs().max()
+    assert (many - mean_path).abs().max() < 0.1 * gap_one
+
+
+def test_anneal_beta_follows_the_official_schedule():
+    b = anneal_beta(1e-3, 12, beta_init=0.0)
+    assert b.shape == (12,)
+    assert np.all(b[:3] == 0.0) and np.all(b[6:] == 1e-3)
+    assert np.all(np.diff(b) >= 0) and b[3] == 0.0 and math.isclose(b[5], 1e-3)
+    assert np.all(anneal_beta(1e-3, 3) == 1e-3)  # under 4 epochs there is nothing to anneal
+
+
+def test_training_traces_patience_and_schedule(windows):
+    _, win = windows
+    small = {k: v for k, v in win.items()}
+    small["train"] = {k: v[:128] for k, v in win["train"].items()}
+    torch.manual_seed(0)
+    model = RSTIBMLP(16, d=8)
+    sched = np.array([0.0, 0.0, 1e-3, 1e-3])
+    hist = train_forecaster(model, small, 4, batch_size=64, beta_schedule=sched, patience=1)
+    n = len(hist["val_mae"])
+    assert n == 4 or n == hist["best_epoch"] + 2  # stopped one epoch after the last best
+    assert hist["beta"] == sched[:n].tolist()
+    assert set(hist["trace"]) == {"sigma", "sigma_x", "sigma_y", "kl", "kl_y", "kl_x", "reg"}
+    assert all(len(v) == n for v in hist["trace"].values())
+    assert all(0.01 <= v <= 0.99 for k in ("sigma", "sigma_x") for v in hist["trace"][k])
+    torch.manual_seed(0)
+    plain = train_forecaster(STIDMLP(16, d=8), small, 2, batch_size=64)
+    assert plain["trace"] == {}
+    # plain models are trained in flow units (like RSTIB-MLP's L_reg and the val MAE)
+    assert 0.3 < plain["train_loss"][-1] / plain["val_mae"][-1] < 3
+    with pytest.raises(ValueError, match="beta_schedule"):
+        train_forecaster(STIDMLP(16, d=8), small, 5, beta_schedule=sched)

@@ -79,7 +79,7 @@ CONFIG = {
         "epochs": 10,
         "d": 16,
         "channels": 16,
-        "ratios": [0.0, 0.8],
+        "ratios": [0.0, 0.2, 0.4, 0.8],
         "seeds": [0, 1, 2],
     },
     "large": {
@@ -99,9 +99,17 @@ data = simulate_traffic(W, n_days=CONFIG["n_days"], lag=3, seed=0)
 N = W.shape[0]
 
 
-def fit(model, win, seed, teacher=None):
+# The official yaml files: the students (MLP, RSTIB-MLP) with the package's defaults (Adam at
+# 0.002 halved at epochs 1, 20, 50, ..., no weight decay, no clipping); the teacher with its own
+# yaml (weight decay 1e-4, gradient norm clipped at 5, halved at epochs 1, 50, 100).
+TEACHER = {"weight_decay": 1e-4, "clip_norm": 5.0, "milestones": (1, 50, 100)}
+
+
+def fit(model, win, seed, teacher=None, **kwargs):
     """Train one forecaster (seeded), return it with its clean-target MAE."""
-    train_forecaster(model, win, CONFIG["epochs"], teacher=teacher, batch_size=64, seed=seed)
+    train_forecaster(
+        model, win, CONFIG["epochs"], teacher=teacher, batch_size=64, seed=seed, **kwargs
+    )
     return model, evaluate(model, win)["MAE"]
 
 
@@ -114,12 +122,14 @@ def fit(model, win, seed, teacher=None):
 # %%
 r_max = CONFIG["ratios"][-1]
 mae = {name: {} for name in ("MLP", "STGCN-lite", "RSTIB-MLP")}
-mean_path = {}
+mean_path, mc_avg = {}, {}
 models = {}
 for r in CONFIG["ratios"]:
     win = make_windows(data, noisy=add_noise(data.x, r, seed=1))
     torch.manual_seed(0)
-    teacher, mae["STGCN-lite"][r] = fit(STGCNLite(N, W, channels=CONFIG["channels"]), win, 0)
+    teacher, mae["STGCN-lite"][r] = fit(
+        STGCNLite(N, W, channels=CONFIG["channels"]), win, 0, **TEACHER
+    )
     seeds = CONFIG["seeds"] if r == r_max else CONFIG["seeds"][:1]
     mae["MLP"][r], mae["RSTIB-MLP"][r] = [], []
     for seed in seeds:
@@ -131,8 +141,11 @@ for r in CONFIG["ratios"]:
         mae["RSTIB-MLP"][r].append(m)
         student.n_eval_samples = 0  # the one-pass mean path, for the speed comparison below
         mean_path.setdefault(r, []).append(evaluate(student, win)["MAE"])
-        student.n_eval_samples = 12
+        student.n_eval_samples, student.eval_average = 12, "forecasts"  # 12 forecasts averaged
+        mc_avg.setdefault(r, []).append(evaluate(student, win)["MAE"])
+        student.eval_average = "draws"
     print(r, {k: np.round(v[r], 2).tolist() for k, v in mae.items()}, np.round(mean_path[r], 2))
+    print("  12 forecasts averaged", np.round(mc_avg[r], 2))
     if r == r_max:
         models = {"MLP": mlp, "STGCN-lite": teacher, "RSTIB-MLP": student}
         win_max = win
@@ -157,33 +170,49 @@ for name, marker in [("MLP", "o"), ("STGCN-lite", "s"), ("RSTIB-MLP", "D")]:
 ax.set(
     xlabel="noise ratio r (inputs and targets)",
     ylabel="test MAE vs clean targets",
-    title="Error against noise: the MLP degrades fastest",
+    title="Error against noise: both MLPs degrade faster than the graph network",
 )
 ax.legend()
 plt.show()
 
 # %% [markdown]
-# **What to see.** Without noise the MLPs are about as accurate as the graph network: the
-# node and time embeddings capture most of each sensor's traffic. As the noise grows, the plain
-# MLP's error grows fastest and the graph network's least; RSTIB-MLP ends in between, closing
-# part of the gap but not all of it (error bars: the spread over training seeds at the largest
-# ratio).
+# **What to see.** Without noise the two MLPs are somewhat less accurate than the graph
+# network. As the noise grows, the MLPs' error grows much faster than the graph
+# network's. RSTIB-MLP starts worse than the plain MLP without noise and ends close to it at
+# the largest ratio: at ten epochs with the official training schedule the bottleneck buys
+# little robustness here (error bars: the spread over training seeds at the largest ratio; one
+# seed at the other ratios).
 
 # %% [markdown]
 # ## Accuracy against inference time
 #
 # The trained models of the largest ratio forecast the same 64 test windows, timed side by
-# side in this run (best of three). RSTIB-MLP is timed twice: averaging 12 draws of its
-# stochastic representation (the paper's evaluation; the 12 draws are batched into one
-# pass), and on its **mean path** (input noise and representation set to their means: one
-# deterministic pass), whose accuracy was measured above as well.
+# side in this run (best of three). RSTIB-MLP is timed three ways:
+#
+# * **12 draws, as the official code averages them** (the paper's model): the 12 draws of the
+#   input noise are averaged before one re-encoding, and the 12 draws of $Z$ before one
+#   regression head, so the cost is that of one stochastic pass (`eval_average="draws"`, the
+#   default);
+# * **12 forecasts averaged** (a Monte Carlo average: 12 re-encodings, batched;
+#   `eval_average="forecasts"`), what "averaging 12 samples" would mean literally;
+# * the **mean path** (this book's addition: input noise and representation set to their
+#   means, one deterministic pass, `n_eval_samples=0`), whose accuracy was measured above.
+#
+# The graph network is timed twice: the ratio of its two timings is the null control of a
+# speed comparison (it is 1 up to timing noise).
 
 # %%
 test = win_max["test"]
 xb = [torch.as_tensor(test[k][:64]) for k in ("x", "tod", "dow")]
-student_mean = copy.deepcopy(models["RSTIB-MLP"])
+student = models["RSTIB-MLP"]
+student_mc = copy.deepcopy(student)
+student_mc.eval_average = "forecasts"
+student_mean = copy.deepcopy(student)
 student_mean.n_eval_samples = 0
+models["RSTIB-MLP (12 forecasts)"] = student_mc
 models["RSTIB-MLP (mean path)"] = student_mean
+models["STGCN-lite (again)"] = models["STGCN-lite"]
+mae["RSTIB-MLP (12 forecasts)"] = {r_max: mc_avg[r_max]}
 mae["RSTIB-MLP (mean path)"] = {r_max: mean_path[r_max]}
 infer_ms = {}
 for name, model in models.items():
@@ -195,16 +224,24 @@ print({k: round(v, 2) for k, v in infer_ms.items()}, params)
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=plotting.figsize("single"))
-for name in models:
+shown = ["MLP", "STGCN-lite", "RSTIB-MLP", "RSTIB-MLP (12 forecasts)", "RSTIB-MLP (mean path)"]
+labels = {
+    "RSTIB-MLP": "RSTIB-MLP, 12 draws (official)",
+    "RSTIB-MLP (12 forecasts)": "RSTIB-MLP, 12 forecasts",
+    "RSTIB-MLP (mean path)": "RSTIB-MLP, mean path (ours)",
+}
+markers = {"RSTIB-MLP (12 forecasts)": "s", "RSTIB-MLP (mean path)": "^"}
+for name in shown:
     m = np.mean(mae[name][r_max])
     ax.scatter(
         infer_ms[name],
         m,
         s=40 + params[name] / 1000,
-        color=plotting.method_color(name),
+        marker=markers.get(name, "o"),
+        color=plotting.method_color("RSTIB-MLP" if "forecasts" in name else name),
+        edgecolor="k" if name in markers else "none",
         alpha=0.8,
-        label=f"{name.replace('MLP', 'MLP, 12 draws') if name == 'RSTIB-MLP' else name}"
-        f" ({params[name] / 1000:.0f}k params)",
+        label=f"{labels.get(name, name)} ({params[name] / 1000:.0f}k params)",
     )
 ax.set(
     xscale="log",
@@ -214,24 +251,27 @@ ax.set(
 )
 ax.set_xticks([1, 2, 5, 10, 20, 50, 100])
 plotting.plain_log_ticks(ax, axis="x")
-ax.legend(fontsize=8, loc="upper right")
+ax.legend(fontsize=7, loc="center right")
 plt.show()
 
 # %% [markdown]
 # **What to see.** Down and to the left is better. The graph network pays for its robustness
-# with graph convolutions at every time step. RSTIB-MLP's mean path keeps (almost) the
-# accuracy of its 12-draw average at the cost of two MLP passes; averaging 12 draws multiplies
-# the work by about 12 and, at this tiny size, is not faster than the graph network (bubble
-# area: parameter count; the MLPs carry more parameters, mostly embeddings, and are still fast).
+# with graph convolutions at every time step, but ours is tiny (two blocks of 16 channels).
+# The three RSTIB-MLP points are one trained model evaluated three ways (bubble area:
+# parameter count). The official 12-draw evaluation runs one re-encoding, but it draws 12
+# noise tensors of the embedding's size for every sensor, which on a CPU costs several times
+# the mean path's two encoder passes; averaging 12 *forecasts* costs more still. Their errors
+# hardly differ: the learned $\sigma$ and $\sigma_x$ are small by the end of training
+# (notebook 3 traces them).
 
 # %% [markdown]
 # ## Claim check
 #
-# At the largest noise ratio, RSTIB-MLP's error is below the plain MLP's for every seed, by at
-# least 5 % of the MLP's error (worst RSTIB seed against best MLP seed), with the 12-draw
-# average and with the mean path; the mean path's inference is faster than the graph
-# network's in the same run. How RSTIB-MLP compares with the graph network, and the speed of
-# the 12-draw average, are reported, not asserted.
+# At the largest noise ratio: RSTIB-MLP's error against the plain MLP's (worst RSTIB seed
+# against best MLP seed) and against the graph network's, for every seed; the speed of the
+# paper's 12-draw model (averaged as in the official code) against the graph network's; and,
+# separately labelled, the speed of the mean path (this book's addition), with the graph
+# network timed twice as the null control.
 
 # %%
 rstib_hi = np.array(mae["RSTIB-MLP"][r_max])
@@ -239,10 +279,15 @@ mean_hi = np.array(mean_path[r_max])
 mlp_hi = np.array(mae["MLP"][r_max])
 gnn_hi = float(mae["STGCN-lite"][r_max])
 margin = 1 - rstib_hi.max() / mlp_hi.min()
-margin_mean = 1 - mean_hi.max() / mlp_hi.min()
-speedup = infer_ms["STGCN-lite"] / infer_ms["RSTIB-MLP (mean path)"]
 speedup_12 = infer_ms["STGCN-lite"] / infer_ms["RSTIB-MLP"]
-assert margin_mean > 0.05, (mean_hi, mlp_hi)
+speedup_mean = infer_ms["STGCN-lite"] / infer_ms["RSTIB-MLP (mean path)"]
+speedup_mc = infer_ms["STGCN-lite"] / infer_ms["RSTIB-MLP (12 forecasts)"]
+speedup_null = infer_ms["STGCN-lite"] / infer_ms["STGCN-lite (again)"]
+assert np.all(np.isfinite(rstib_hi)) and len(rstib_hi) == len(CONFIG["seeds"])
+print(
+    f"margin {margin:.3f}; speed-ups 12 draws {speedup_12:.2f}, mean path {speedup_mean:.2f}, "
+    f"12 forecasts {speedup_mc:.2f}, null {speedup_null:.2f}"
+)
 runtime_s = time.perf_counter() - t_start
 claim(
     "rstib/2_robustness/beats_mlp_under_noise",
@@ -251,8 +296,12 @@ claim(
     paper="better MAE/RMSE/MAPE than STID and other MLPs on PEMS under noise",
     value=margin,
     check=greater(0.05),
-    verdict="illustrated",
+    verdict="not reproduced",
     seeds=len(rstib_hi),
+    caveat=f"RSTIB-MLP {rstib_hi.mean():.1f} against the plain MLP's {mlp_hi.mean():.1f} on "
+    f"average, better in {int(np.sum(rstib_hi < mlp_hi))} of {len(rstib_hi)} seeds; without "
+    f"noise it is worse ({mae['RSTIB-MLP'][0.0][0]:.1f} vs {mae['MLP'][0.0][0]:.1f}); ten epochs "
+    "with the official schedule, at which the bottleneck costs accuracy (notebook 3)",
     numbers={"RSTIB-MLP MAE": rstib_hi.mean(), "MLP MAE": mlp_hi.mean()},
     fmt=".3f",
 )
@@ -263,33 +312,56 @@ claim(
     value=rstib_hi,
     check=less(gnn_hi, label="STGCN-lite's MAE"),
     verdict="not reproduced",
-    caveat=f"RSTIB-MLP ({rstib_hi.mean():.1f}) lands between the plain MLP ({mlp_hi.mean():.1f}) "
-    f"and the graph network ({gnn_hi:.1f}); without noise all three are within a few percent",
+    caveat=f"RSTIB-MLP ({rstib_hi.mean():.1f}) is far above the graph network ({gnn_hi:.1f}), "
+    f"close to the plain MLP ({mlp_hi.mean():.1f}); a distilled MLP without the bottleneck "
+    "comes closer but does not beat it either (notebook 3)",
     fmt=".2f",
 )
 claim(
     "rstib/2_robustness/faster_than_stgnn",
-    "RSTIB-MLP's inference is faster than the graph network's (time ratio, measured side by side)",
+    "RSTIB-MLP (12 draws averaged as in the official code) infers faster than the graph network "
+    "(time ratio STGCN-lite / RSTIB-MLP > 1.2, measured side by side)",
     paper="much faster inference than STGNNs",
-    value=speedup,
-    check=greater(1.0),
-    verdict="partly",
-    caveat=f"only on the mean path (no sampling); the paper's 12-draw average is "
-    f"{speedup_12:.2f}x the graph network's speed, slower than our tiny STGCN",
+    value=speedup_12,
+    check=greater(1.2),
+    verdict="not reproduced",
+    caveat=f"the paper's 12-draw model runs at {speedup_12:.2f}x the speed of our tiny graph "
+    f"network (drawing 12 noise tensors per window costs more than two small graph "
+    f"convolutions); averaging 12 forecasts is {speedup_mc:.2f}x; only the mean path (this "
+    f"book's addition, not the paper's model) is faster, {speedup_mean:.2f}x",
+    numbers={"mean path": speedup_mean, "12 forecasts": speedup_mc},
+    fmt=".2f",
+)
+claim(
+    "rstib/2_robustness/mean_path_faster",
+    "This book's addition: RSTIB-MLP's mean path (no sampling) infers faster than the graph "
+    "network (time ratio > 1.2), the graph network timed against itself as the control",
+    paper="(not in the paper: the paper averages 12 draws)",
+    value=speedup_mean,
+    check=greater(1.2),
+    control=("STGCN-lite timed against itself", speedup_null),
+    verdict="illustrated",
+    numbers={"MAE, mean path": mean_hi.mean(), "MAE, 12 draws": rstib_hi.mean()},
     fmt=".2f",
 )
 glue("r_max", r_max)
 glue("rstib_hi", rstib_hi.mean())
 glue("rstib_mean_hi", mean_hi.mean())
+glue("rstib_mc_hi", np.mean(mc_avg[r_max]))
 glue("mlp_hi", mlp_hi.mean())
 glue("gnn_hi", gnn_hi)
 glue("rstib_vs_mlp_pct", 100 * (1 - rstib_hi.mean() / mlp_hi.mean()))
 glue("rstib_vs_gnn_pct", 100 * (rstib_hi.mean() / gnn_hi - 1))
+for r in CONFIG["ratios"][:-1]:
+    tag = f"{round(100 * r):02d}"
+    glue(f"rstib_r{tag}", mae["RSTIB-MLP"][r][0])
+    glue(f"mlp_r{tag}", mae["MLP"][r][0])
+    glue(f"gnn_r{tag}", mae["STGCN-lite"][r])
 glue("rstib_r0", mae["RSTIB-MLP"][0.0][0])
 glue("mlp_r0", mae["MLP"][0.0][0])
 glue("gnn_r0", mae["STGCN-lite"][0.0])
-glue("speedup_vs_gnn", speedup)
-glue("speedup_12_vs_gnn", speedup_12)
+glue("speedup_mean_vs_gnn", speedup_mean)
+glue("speedup_mc_vs_gnn", speedup_mc)
 glue("mean_path_vs_mlp_time", infer_ms["RSTIB-MLP (mean path)"] / infer_ms["MLP"])
 glue("n_seeds", len(rstib_hi))
 glue("runtime_s", runtime_s)

@@ -26,6 +26,9 @@ from icml25.rstib.models import RSTIBMLP, IBOutput
 from icml25.rstib.windows import check_windows
 
 __all__ = [
+    "OFFICIAL_MILESTONES",
+    "TRACED",
+    "anneal_beta",
     "evaluate",
     "forecast_errors",
     "gaussian_kl",
@@ -202,6 +205,41 @@ def forecast_errors(pred: np.ndarray, y: np.ndarray) -> dict:
     }
 
 
+OFFICIAL_MILESTONES = (1, 20, 50, 75, 100, 150, 200)
+"""The student's learning-rate milestones in the official yaml (halved at each)."""
+
+
+def anneal_beta(beta: float, epochs: int, beta_init: float = 0.0) -> np.ndarray:
+    """Per-epoch KL weights of the official code's annealing option (``info_anneal``).
+
+    ``beta_init`` for the first quarter of the epochs, then a cubic ramp ``beta + (beta_init -
+    beta) (1 - u)^3``, ``u`` from 0 to 1 over the second quarter (the official code's Beta(1, 4)
+    density, rescaled), then ``beta``. Returns shape (epochs,).
+    """
+    beta = check_real("beta", beta, 0.0)
+    epochs = check_int("epochs", epochs)
+    beta_init = check_real("beta_init", beta_init, 0.0)
+    q = epochs // 4
+    ramp = beta + (beta_init - beta) * (1 - np.linspace(0, 1, q)) ** 3
+    return np.concatenate([np.full(q, beta_init), ramp, np.full(epochs - 2 * q, beta)])
+
+
+def _check_beta_schedule(beta_schedule: object, epochs: int) -> np.ndarray | None:
+    if beta_schedule is None:
+        return None
+    sched = check_finite_array("beta_schedule", beta_schedule, ndim=1)
+    if len(sched) < epochs or sched.min() < 0:
+        raise ValueError(
+            f"beta_schedule must hold >= {epochs} (epochs) weights >= 0, got {len(sched)} "
+            f"with minimum {sched.min():g}"
+        )
+    return sched
+
+
+TRACED = ("sigma", "sigma_x", "sigma_y", "kl", "kl_y", "kl_x", "reg", "kd")
+"""What :func:`train_forecaster` traces per epoch for RSTIB-MLP (means over the batches)."""
+
+
 def train_forecaster(
     model: nn.Module,
     windows: dict,
@@ -212,22 +250,32 @@ def train_forecaster(
     seed: int = 0,
     beta: float = 1e-3,
     kd_weight: float = 0.3,
-    weight_decay: float = 1e-4,
+    weight_decay: float = 0.0,
+    clip_norm: float | None = None,
+    milestones: tuple[int, ...] = OFFICIAL_MILESTONES,
+    patience: int | None = None,
+    beta_schedule: np.ndarray | None = None,
     progress: bool = False,
 ) -> dict:
     """Train ``model`` on ``windows["train"]`` with Adam; keep the epoch with the best val MAE.
 
-    Plain forecasters minimise the MAE against the observed (noisy) targets. An
-    :class:`RSTIBMLP` minimises :func:`rstib_loss`, with the ``teacher``'s forecasts (computed
-    once, without gradients) for the difficulty weights and the distillation term. The learning
-    rate halves at epochs ``epochs // 2`` and ``3 epochs // 4``; gradient norms are clipped at
-    5 (an option of the released code). Validation uses the observed
-    targets (the clean ones are unknown to a forecaster in practice), with two draws of Z for
-    RSTIB-MLP.
+    Every model is trained in flow units (normalised values times ``windows["scale"]``). Plain
+    forecasters minimise the L1 error against the observed (noisy) targets; an
+    :class:`RSTIBMLP` minimises :func:`rstib_loss` (whose ``L_reg`` is the same L1 error,
+    weighted by ``2 - d``), with the ``teacher``'s forecasts (computed once, without gradients)
+    for the difficulty weights and the distillation term. The defaults are the official
+    student yaml: ``lr`` 0.002 halved at each of ``milestones`` (epochs 1, 20, 50, ...), no
+    weight decay, no gradient clipping (``clip_norm`` clips the gradient norm, as the official
+    teacher's ``grad_norm`` does at 5). The KL weight is ``beta``, or ``beta_schedule[epoch]``
+    (e.g. :func:`anneal_beta`). Early stopping as in the official code: the validation MAE
+    (observed targets, one draw of Z for RSTIB-MLP) after every epoch; training stops after
+    ``patience`` epochs without a new best (``None``: never) and the best epoch is kept.
 
     Returns:
-        ``{"train_loss": [per epoch], "val_mae": [per epoch], "best_epoch": int}``; the model is
-        left with the best epoch's weights, in eval mode.
+        ``{"train_loss": [per epoch], "val_mae": [per epoch], "best_epoch": int,
+        "beta": [per epoch], "trace": {name: [per epoch]}}``, the trace (RSTIB-MLP with the
+        bottleneck only) holding the batch means of sigma, sigma_x, sigma_y and of the loss
+        parts (:data:`TRACED`); the model is left with the best epoch's weights, in eval mode.
     """
     check_instance("model", model, nn.Module)
     check_windows(windows, ("train", "val"))
@@ -239,40 +287,70 @@ def train_forecaster(
     seed = check_seed("seed", seed)
     beta, kd_weight = check_real("beta", beta, 0.0), check_real("kd_weight", kd_weight, 0.0)
     weight_decay = check_real("weight_decay", weight_decay, 0.0)
+    if clip_norm is not None:
+        clip_norm = check_positive("clip_norm", clip_norm)
+    if not isinstance(milestones, (tuple, list)):
+        raise TypeError(f"milestones must be a tuple of epochs, got {type(milestones).__name__}")
+    milestones = tuple(check_int("milestones", m) for m in milestones)
+    if list(milestones) != sorted(set(milestones)):
+        raise ValueError(f"milestones must be increasing, got {milestones}")
+    if patience is not None:
+        patience = check_int("patience", patience)
+    betas = _check_beta_schedule(beta_schedule, epochs)
     _check_fit(model, windows, "train")
     g = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
     x, tod, dow, y = _tensors(windows["train"])
+    scale = windows["scale"]
     ib = isinstance(model, RSTIBMLP)
     t_pred = None
     if teacher is not None:
         t_pred = torch.as_tensor(predict(teacher, windows, "train"))
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
-    sched = torch.optim.lr_scheduler.MultiStepLR(opt, [epochs // 2, 3 * epochs // 4], 0.5)
+    sched = torch.optim.lr_scheduler.MultiStepLR(opt, list(milestones), 0.5)
+    epoch_parts: list[dict] = []
+    beta_now = beta
 
     def step(idx: torch.Tensor) -> torch.Tensor:
         if ib:
             out = model.forward_ib(x[idx], tod[idx], dow[idx])
             teach = None if t_pred is None else t_pred[idx]
-            return rstib_loss(out, y[idx], teach, beta, kd_weight, windows["scale"])[0]
-        return (model(x[idx], tod[idx], dow[idx]) - y[idx]).abs().mean()
+            loss, parts = rstib_loss(out, y[idx], teach, beta_now, kd_weight, scale)
+            if out.sigma is not None:
+                for name in ("sigma", "sigma_x", "sigma_y"):
+                    parts[name] = float(getattr(out, name).detach().mean())
+            epoch_parts.append(parts)
+            return loss
+        return (model(x[idx], tod[idx], dow[idx]) - y[idx]).abs().mean() * scale
 
-    history: dict = {"train_loss": [], "val_mae": [], "best_epoch": 0}
-    best, best_state = math.inf, None
+    history: dict = {"train_loss": [], "val_mae": [], "best_epoch": 0, "beta": [], "trace": {}}
+    best, best_state, since_best = math.inf, None, 0
     for epoch in range(epochs):
+        beta_now = beta if betas is None else float(betas[epoch])
+        epoch_parts.clear()
         losses = minibatch_training(
-            model, opt, step, len(x), 1, batch_size, g, progress, clip_norm=5.0
+            model, opt, step, len(x), 1, batch_size, g, progress, clip_norm=clip_norm
         )
         sched.step()
-        if ib:  # two draws of Z are enough to rank epochs; the final evaluation uses all
-            n_eval, model.n_eval_samples = model.n_eval_samples, 2
+        if ib:  # one draw of Z, as the official code's validation
+            n_eval, model.n_eval_samples = model.n_eval_samples, 1
         val = evaluate(model, windows, "val", clean_targets=False)["MAE"]
         if ib:
             model.n_eval_samples = n_eval
         history["train_loss"].append(float(np.mean(losses)))
         history["val_mae"].append(val)
+        history["beta"].append(beta_now)
+        for name in TRACED:
+            vals = [p[name] for p in epoch_parts if name in p]
+            if vals:
+                history["trace"].setdefault(name, []).append(float(np.mean(vals)))
         if val < best:
             best, best_state, history["best_epoch"] = val, copy.deepcopy(model.state_dict()), epoch
+            since_best = 0
+        else:
+            since_best += 1
+            if patience is not None and since_best >= patience:
+                break
     if best_state is None:
         raise ValueError(f"training diverged: the validation MAE was never finite (lr={lr})")
     model.load_state_dict(best_state)
