@@ -50,13 +50,21 @@ from scipy import stats
 from icml25.common import glue, plotting, setup
 from icml25.common.claims import claim, less
 from icml25.common.lm import build_causal_lm, sequence_perplexity, train_lm
-from icml25.stamp import BigramLM, make_background, make_items, make_synonym_grammar, stamp_test
+from icml25.stamp import (
+    BigramLM,
+    effect_size,
+    make_background,
+    make_items,
+    make_synonym_grammar,
+    split_public,
+    stamp_test,
+)
 
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
 CONFIG = {
-    "small": {"n_background": 3000, "epochs": 10, "d": 128, "null_seeds": 60},
-    "large": {"n_background": 30000, "epochs": 10, "d": 256, "null_seeds": 200},
+    "small": {"n_background": 3000, "epochs": 10, "d": 128, "null_seeds": 150},
+    "large": {"n_background": 30000, "epochs": 10, "d": 256, "null_seeds": 500},
 }[SCALE]
 N_ITEMS, N_PRIVATE, DELTA = 300, 8, 2.0
 grammar = make_synonym_grammar(300, 4)
@@ -94,6 +102,46 @@ for name, corpus in [("contaminated", np.concatenate([background, public])), ("c
     print(f"{name:12s}: p = {p:.2e} (t = {t:.1f}); with 2.5 % winsorising p = {p_official:.2e}")
 
 # %% [markdown]
+# ## Inside the test: the per-item differences
+#
+# What `ttest_rel` sees is one number per item, $d_i = p_i - q_i$: the public version's
+# perplexity minus the mean of its eight private versions' perplexities. The test asks whether
+# their mean is below 0.
+
+# %%
+d = {name: pub - priv.mean(axis=1) for name, (pub, priv) in ppl.items()}
+eff = {name: effect_size(*v) for name, v in ppl.items()}
+for name, (m, lo, hi) in eff.items():
+    print(f"{name:12s}: mean d = {m:6.2f}, 95 % CI [{lo:.2f}, {hi:.2f}]")
+
+# %% tags=["hide-input"]
+fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"), sharey=True)
+bins = np.histogram_bin_edges(np.concatenate(list(d.values())), 40)
+for ax, (name, color) in zip(
+    axes, [("contaminated", plotting.PALETTE[3]), ("clean", plotting.PALETTE[0])], strict=True
+):
+    m, lo, hi = eff[name]
+    ax.hist(d[name], bins, color=color, alpha=0.7)
+    ax.axvline(0, color="k", lw=1, ls=":")
+    ax.axvline(m, color="k", lw=1.5)
+    ax.axvspan(lo, hi, color="k", alpha=0.15)
+    below = np.mean(d[name] < 0)
+    ax.set(
+        xlabel="d = public − mean private perplexity",
+        title=f"{name}: mean {m:.1f}, {below:.0%} of items below 0",
+    )
+axes[0].set_ylabel("items")
+plt.show()
+
+# %% [markdown]
+# **What to see.** The clean model's differences are centred on 0 (line: the mean, band: its
+# 95 % interval). The contaminated model's are shifted left by a small amount compared with
+# their spread ({glue:text}`share_below_cont:.0%` of items below 0, against
+# {glue:text}`share_below_clean:.0%` for the clean model): no single item proves anything,
+# but 300 small, same-signed shifts do. Each difference is taken within one item, so the large
+# item-to-item spread of perplexities (some templates are simply harder) cancels out.
+
+# %% [markdown]
 # ## Evidence grows with the number of items
 #
 # The owner can test any subset of the items; the p-value of the first $n$ items:
@@ -126,32 +174,64 @@ plt.show()
 # handful already points the right way, and the full set is overwhelming. The clean model's
 # p-value wanders without trend, as a p-value under the null should.
 
+
 # %% [markdown]
 # ## Calibration under the null
 #
 # A test is only as good as its false-positive rate. Training a GPT-2 per seed is too slow here,
 # so the null is calibrated with a fast count model (`BigramLM`, add-0.1 bigrams) trained on
-# background text only, over many seeds (new items and keys each seed, a new background every
-# ten seeds). If the test is valid, its p-values are uniform. Two versions of the test are
-# checked: the plain paired t-test used above, and the official recipe, which first winsorises
-# 2.5 % of each tail of the public and of the averaged private perplexities separately.
+# background text only. Every seed draws **fresh** items, keys and background sentences, and
+# the public version of each item is drawn at random among its nine versions (`split_public`),
+# so that no key plays the public role throughout. If the test is valid, its p-values are
+# uniform. Two versions of the test are checked: the plain paired t-test used above, and the
+# official recipe, which first winsorises 2.5 % of each tail of the public perplexities and of
+# each private version's perplexities separately. The same seeds with the public versions
+# added to the count model's training text are the control: there the test must reject.
 
 # %%
-null_p = {"plain paired t-test": [], "with 2.5 % winsorising": []}
+TESTS = {"plain paired t-test": 0.0, "with 2.5 % winsorising": 0.025}
+null_p = {k: [] for k in TESTS}
+fixed_p = []  # version 0 public for every item (one public key, as in the paper)
+contaminated_p = []
 for seed in range(1, CONFIG["null_seeds"] + 1):
     vs = make_items(grammar, N_ITEMS, N_PRIVATE, DELTA, seed)
-    if seed == 1 or seed % 10 == 0:
-        lm = BigramLM(grammar.vocab_size).fit(
-            make_background(grammar, CONFIG["n_background"], seed)
-        )
-    pub, priv = lm.perplexity(vs[0]), np.stack([lm.perplexity(v) for v in vs[1:]], 1)
-    null_p["plain paired t-test"].append(stamp_test(pub, priv, clip_frac=0.0)[0])
-    null_p["with 2.5 % winsorising"].append(stamp_test(pub, priv, clip_frac=0.025)[0])
+    public_index = np.random.default_rng(10_000 + seed).integers(0, 1 + N_PRIVATE, N_ITEMS)
+    pub_v, priv_v = split_public(vs, public_index)
+    lm = BigramLM(grammar.vocab_size).fit(make_background(grammar, CONFIG["n_background"], seed))
+    per_version = np.stack([lm.perplexity(v) for v in vs], axis=1)  # (n, 9)
+    rows = np.arange(N_ITEMS)
+    pub = per_version[rows, public_index]
+    priv = np.stack([np.delete(per_version[i], public_index[i]) for i in rows])
+    for k, clip in TESTS.items():
+        null_p[k].append(stamp_test(pub, priv, clip_frac=clip)[0])
+    fixed_p.append(stamp_test(per_version[:, 0], per_version[:, 1:])[0])
+    lm.fit(pub_v)  # the control: the same count model, now also trained on the public versions
+    seen = np.stack([lm.perplexity(v) for v in priv_v], axis=1)
+    contaminated_p.append(stamp_test(lm.perplexity(pub_v), seen)[0])
 null_p = {k: np.array(v) for k, v in null_p.items()}
+fixed_p, contaminated_p = np.array(fixed_p), np.array(contaminated_p)
+n_null = len(fixed_p)
 ks = {k: stats.kstest(v, "uniform").pvalue for k, v in null_p.items()}
 fpr = {k: float(np.mean(v < 0.05)) for k, v in null_p.items()}
+outer = {k: float(np.mean((v < 0.2) | (v > 0.8))) for k, v in null_p.items()}
+fpr_hi = {
+    k: stats.binomtest(int(round(v * n_null)), n_null).proportion_ci().high for k, v in fpr.items()
+}
 for k in null_p:
-    print(f"{k:24s}: KS p = {ks[k]:.3f}, share of p < 0.05 = {fpr[k]:.2f}")
+    print(
+        f"{k:24s}: KS p = {ks[k]:.3f}, share of p < 0.05 = {fpr[k]:.3f} (95 % CI up to "
+        f"{fpr_hi[k]:.3f}), share in the outer 40 % = {outer[k]:.2f}"
+    )
+both = null_p["plain paired t-test"] < 0.05, null_p["with 2.5 % winsorising"] < 0.05
+print(f"rejected by winsorising only: {np.sum(~both[0] & both[1])}, by the plain test only: "
+      f"{np.sum(both[0] & ~both[1])}")  # fmt: skip
+shift = null_p["with 2.5 % winsorising"] - null_p["plain paired t-test"]  # paired, per seed
+shift_ci = stats.ttest_1samp(shift, 0.0).confidence_interval()
+print(f"winsorised - plain p, paired over seeds: mean {shift.mean():+.4f} "
+      f"(95 % CI {shift_ci.low:+.4f} to {shift_ci.high:+.4f})")  # fmt: skip
+print(f"one public key throughout: share of p < 0.05 = {np.mean(fixed_p < 0.05):.3f}")
+print(f"control (count model saw the public versions): share of p < 0.05 = "
+      f"{np.mean(contaminated_p < 0.05):.3f}")  # fmt: skip
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
@@ -159,44 +239,57 @@ colors = {"plain paired t-test": plotting.PALETTE[0], "with 2.5 % winsorising": 
 for k, v in null_p.items():
     axes[0].hist(v, bins=10, range=(0, 1), color=colors[k], alpha=0.55, label=k)
     q = np.sort(v)
-    axes[1].plot((np.arange(len(q)) + 0.5) / len(q), q, "o", ms=3, color=colors[k], label=k)
-axes[0].axhline(len(q) / 10, color="k", ls=":", lw=1)
-axes[0].set(xlabel="p-value (clean count models)", ylabel="seeds", title="Null p-values")
+    axes[1].plot((np.arange(len(q)) + 0.5) / len(q), q, "o", ms=2.5, color=colors[k], label=k)
+axes[0].axhline(n_null / 10, color="k", ls=":", lw=1, label="uniform")
+axes[0].set(
+    xlabel="p-value (clean count models)",
+    ylabel="seeds",
+    title=f"Flat within noise over {n_null} seeds (KS p {ks['plain paired t-test']:.2f})",
+)
 axes[0].legend(fontsize=8)
 axes[1].plot([0, 1], [0, 1], "k:", lw=1)
 axes[1].set(
-    xlabel="uniform quantile", ylabel="observed p", title="QQ plot against U(0, 1)", aspect="equal"
+    xlabel="uniform quantile",
+    ylabel="observed p",
+    title="Both tests close to the diagonal",
+    aspect="equal",
 )
 plt.show()
 
 # %% [markdown]
-# **What to see.** The plain paired test's null p-values follow the diagonal roughly, as they
-# should by design: the keys are random and every version is equally likely to be the public
-# one before release. They are not spread evenly, though: the histogram has more mass near 0
-# and 1 than in the middle (the claim check counts the share in the outer 40 % of $[0, 1]$,
-# 0.4 if uniform). With 60 null models that share a background ten at a time (and version 0
-# as the public one throughout), that is within what the KS test tolerates, not a clean bill
-# of health: fresh backgrounds per seed and more seeds would decide it. Winsorising the two
-# arrays separately breaks the symmetry a little: a single public perplexity has heavier tails
-# than an average of eight private ones, so clipping its upper tail pulls its mean down more,
-# towards "public < private". In this miniature that shows up as an excess of small p-values
-# (points below the diagonal), which is why this book reports the plain test.
+# **What to see.** With a fresh background per seed and the public role spread over the keys,
+# both tests' null p-values lie close to the diagonal of the QQ plot (a little below it in the
+# middle, within what the KS test tolerates) and fill the histogram's bins evenly within the
+# noise of {glue:text}`n_null:d` seeds: the share in the outer 40 % of
+# $[0, 1]$ is {glue:text}`outer_plain:.2f` for the plain test (0.4 if uniform; the U shape that
+# the previous version of this notebook found, with 60 seeds sharing six backgrounds, is gone).
+# The official winsorising rejects at level 0.05 on {glue:text}`fpr_wins:.3f` of the seeds
+# against {glue:text}`fpr:.3f` for the plain test, and the two disagree on
+# {glue:text}`n_disagree:d` seeds. Paired seed by seed, winsorising moves the null p-value by
+# {glue:text}`shift_mean:+.4f` on average (95 % interval {glue:text}`shift_low:+.4f` to
+# {glue:text}`shift_high:+.4f`): it does not push null p-values towards rejection by more than
+# that. The over-rejection by winsorising that the previous version
+# reported is therefore not confirmed; it differed in two ways, which are not separated here:
+# it clipped the *mean* of the private perplexities instead of each private version (as the
+# official code does), and its seeds shared backgrounds. With one public key for every item
+# (the paper's design) the share of p < 0.05 is {glue:text}`fpr_fixed:.3f`. The control, the
+# same count models trained once more on the public versions, rejects on
+# {glue:text}`fpr_control:.2f` of the seeds.
 
 # %% [markdown]
 # ## Claim check
 #
-# The contaminated GPT-2 is detected with $p < 10^{-4}$ on all 300 items; the clean one is not
-# ($p > 0.05$); the plain test's null p-values pass a Kolmogorov-Smirnov test against the
-# uniform distribution ($p_{KS} > 0.01$) with a false-positive rate at 0.05 of at most 0.12.
-# The winsorised recipe's calibration is reported as measured.
+# The contaminated GPT-2 is detected with $p < 10^{-4}$ on all 300 items; the clean one is not.
+# On the clean count models, each version of the test rejects at level 0.05 at most 10 % of the
+# time (the upper end of a binomial interval around 0.05 at this number of seeds), while the
+# same count models trained on the public versions reject far more often.
 
 # %%
 p_cont, p_clean = curve["contaminated"][-1], curve["clean"][-1]
-plain = "plain paired t-test"
+plain, wins = "plain paired t-test", "with 2.5 % winsorising"
 assert p_clean > 0.05, p_clean
-assert ks[plain] > 0.01, ks
+assert min(ks.values()) > 1e-3, ks
 runtime_s = time.perf_counter() - t_start
-wins = "with 2.5 % winsorising"
 claim(
     "stamp/2_test/detects_contamination",
     "The paired test on perplexities (public vs private rephrasings) gives p < 1e-4 for a GPT-2 "
@@ -207,34 +300,49 @@ claim(
     check=less(-4.0),
     control=("clean model", float(np.log10(p_clean))),
     verdict="illustrated",
-    caveat=f"at a far larger contamination share ({100 * share:.0f} % of the corpus, 10 epochs)",
+    caveat=f"one training seed, at a far larger contamination share ({100 * share:.0f} % of the "
+    "corpus, 10 epochs); three seeds in the next notebook",
     fmt=".1f",
 )
-claim(
-    "stamp/2_test/no_false_positives",
-    f"On {len(null_p[plain])} clean count models, the plain paired test rejects at level 0.05 "
-    "at most 12 % of the time",
-    paper="uncontaminated models give uniform p-values",
-    value=fpr[plain],
-    check=less(0.12),
-    verdict="partly",
-    caveat=f"with the plain test; the official 2.5 % winsorising rejects {fpr[wins]:.2f} of the "
-    f"time (KS p = {ks[wins]:.3f})",
-    seeds=len(null_p[plain]),
-    numbers={
-        "KS p (uniform null)": ks[plain],
-        "share in the outer 40 % of [0, 1] (0.4 if uniform)": float(
-            np.mean((np.array(null_p[plain]) < 0.2) | (np.array(null_p[plain]) > 0.8))
-        ),
-    },
-    fmt=".3f",
-)
+control_rate = float(np.mean(contaminated_p < 0.05))
+for key, name, text in [
+    ("no_false_positives", plain, "the plain paired test"),
+    ("winsorised_no_false_positives", wins, "the official recipe (2.5 % winsorising per tail)"),
+]:
+    claim(
+        f"stamp/2_test/{key}",
+        f"On {n_null} clean count models (fresh backgrounds, the public version drawn per item), "
+        f"{text} rejects at level 0.05 at most 10 % of the time",
+        paper="uncontaminated models give uniform p-values",
+        value=fpr[name],
+        check=less(0.10),
+        control=("count models that saw the public versions", control_rate),
+        verdict="reproduced",
+        seeds=n_null,
+        numbers={
+            "KS p (uniform null)": ks[name],
+            "upper end of the 95 % CI": fpr_hi[name],
+            "mean paired shift of p by winsorising": float(shift.mean()),
+            "share in the outer 40 % of [0, 1] (0.4 if uniform)": outer[name],
+        },
+        fmt=".3f",
+    )
 glue("p_cont_log10", float(np.log10(p_cont)))
 glue("p_clean", float(p_clean))
 glue("ks_p", float(ks[plain]))
 glue("fpr", fpr[plain])
 glue("ks_p_wins", float(ks[wins]))
 glue("fpr_wins", fpr[wins])
+glue("fpr_fixed", float(np.mean(fixed_p < 0.05)))
+glue("fpr_control", control_rate)
+glue("outer_plain", outer[plain])
+glue("share_below_cont", float(np.mean(d["contaminated"] < 0)))
+glue("share_below_clean", float(np.mean(d["clean"] < 0)))
+glue("d_cont", eff["contaminated"][0])
 glue("share_pct", 100 * share)
-glue("n_null", len(null_p[plain]))
+glue("n_null", n_null)
+glue("shift_mean", float(shift.mean()))
+glue("shift_low", float(shift_ci.low))
+glue("shift_high", float(shift_ci.high))
+glue("n_disagree", int(np.sum(both[0] != both[1])))
 glue("runtime_s", runtime_s)
