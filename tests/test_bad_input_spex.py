@@ -12,6 +12,7 @@ from badinput import (
     bad_int,
     bad_positive,
     bad_probability,
+    bad_real,
     bad_seed,
     good_input_test,
     not_a,
@@ -51,6 +52,7 @@ BAD_COEFFS = st.sampled_from(
         None,
     ]
 )
+BAD_SPECTRA = BAD_COEFFS.filter(lambda c: c != {tuple(range(21)): 1.0})  # any order is fine
 BAD_COEFFS_N = st.one_of(BAD_COEFFS, st.just({(0, N): 1.0}))  # an input beyond the n inputs
 BAD_FN = not_a(F)
 REVIEWS_X, REVIEWS_Y = text.make_reviews(4, 8, n_sentiment=2, seed=0)
@@ -219,6 +221,30 @@ SPECS: dict[str, Spec] = {
         },
         finite=True,
     ),
+    f"{P}.QueryCounter": Spec(spex.QueryCounter, {"value_fn": F_FN}, {"value_fn": BAD_FN}),
+    f"{P}.exact_recovery": Spec(
+        spex.exact_recovery,
+        {"found": F, "planted": F, "tol": 1e-8},
+        {"found": BAD_SPECTRA, "planted": BAD_SPECTRA, "tol": bad_positive()},
+    ),
+    f"{P}.faith_interactions": Spec(
+        spex.faith_interactions,
+        {"value_fn": F_FN, "n": N, "budget": 40, "index": "FBII", "order": 2, "seed": 0},
+        {
+            "value_fn": st.one_of(BAD_FN, st.just(_nan)),
+            "n": st.one_of(bad_int(2), st.just(5)),
+            "budget": bad_int(N + 2),
+            "index": bad_choice(("FBII", "FSII")),
+            "order": bad_int(1, N),
+            "seed": st.one_of(bad_seed(), st.just(2**32)),
+        },
+        finite=True,
+    ),
+    f"{P}.input_ranking": Spec(
+        spex.input_ranking,
+        {"ranked": [(0, 2), (4,), (2, 5)]},
+        {"ranked": st.sampled_from([[[0, 2]], [(0, -1)], [(1.5,)], "ab", None, {(1,): 1}])},
+    ),
     # --- the text explicand
     f"{P}.text.word": Spec(text.word, {"token": 3}, {"token": bad_int(0, text.VOCAB - 1)}),
     f"{P}.text.make_reviews": Spec(
@@ -235,10 +261,24 @@ SPECS: dict[str, Spec] = {
     f"{P}.text.TextCNN": Spec(
         text.TextCNN, {"d": 2, "channels": 2}, {"d": bad_int(1), "channels": bad_int(1)}
     ),
+    f"{P}.text.AttentionClassifier": Spec(
+        text.AttentionClassifier,
+        {"d": 4, "heads": 2, "max_len": 8},
+        {"d": st.one_of(bad_int(1), st.just(3)), "heads": bad_int(1), "max_len": bad_int(1)},
+    ),
     f"{P}.text.train_text_model": Spec(
         text.train_text_model,
-        {"X": REVIEWS_X, "y": REVIEWS_Y, "epochs": 1, "seed": 0, "lr": 1e-3, "mask_rate": 0.5},
         {
+            "X": REVIEWS_X,
+            "y": REVIEWS_Y,
+            "epochs": 1,
+            "seed": 0,
+            "lr": 1e-3,
+            "mask_rate": 0.5,
+            "arch": "cnn",
+        },
+        {
+            "arch": bad_choice(("cnn", "attention")),
             "X": st.one_of(bad_index_array(REVIEWS_X, text.VOCAB), st.just(REVIEWS_X[0])),
             "y": st.one_of(bad_array(REVIEWS_Y), st.just(REVIEWS_Y + 2), st.just(REVIEWS_Y[:3])),
             "epochs": bad_int(1),
@@ -258,8 +298,13 @@ SPECS: dict[str, Spec] = {
     ),
     f"{P}.text.make_multihop_task": Spec(
         text.make_multihop_task,
-        {"n": 8, "hops": 2, "seed": 0},
-        {"n": bad_int(8), "hops": bad_int(2, 5), "seed": bad_seed()},
+        {"n": 8, "hops": 2, "seed": 0, "shortcut_effect": 1.5},
+        {
+            "n": bad_int(8),
+            "hops": bad_int(2, 5),
+            "seed": bad_seed(),
+            "shortcut_effect": bad_real(),
+        },
     ),
 }
 

@@ -124,7 +124,7 @@ def test_multihop_removal_and_recovery():
     from icml25.spex.text import make_multihop_task
 
     n = 24
-    f, support, shortcut = make_multihop_task(n, seed=0)
+    f, support, shortcut = make_multihop_task(n, seed=0, shortcut_effect=1.5)
     full = np.ones((1, n), np.int8)
     one_out = full.copy()
     one_out[0, support[0]] = 0
@@ -138,3 +138,70 @@ def test_multihop_removal_and_recovery():
     ranked = sorted(fb, key=lambda k: -abs(fb[k]))
     assert ranked[0] == support and recovery_rate(ranked, support, 1) == 1.0
     assert recovery_rate([(shortcut,)], support, 1) == 0.0
+
+
+def test_fair_multihop_task_has_no_shortcut():
+    from icml25.spex.text import make_multihop_task
+
+    n = 24
+    f, support, shortcut = make_multihop_task(n, seed=0)  # default: shortcut_effect = 0
+    full = np.ones((1, n), np.int8)
+    one_out = full.copy()
+    one_out[0, shortcut] = 0
+    only_pairs = f(full)[0] - f(one_out)[0]  # the shortcut sentence keeps only its pair terms
+    f15, _, _ = make_multihop_task(n, seed=0, shortcut_effect=1.5)
+    assert abs((f15(full)[0] - f15(one_out)[0]) - only_pairs - 1.5) < 1e-12
+
+
+@pytest.mark.parametrize(
+    ("index", "order"), [("FBII", 2), ("FBII", 3), ("FSII", 2), ("STII", 2), ("SV", 1), ("BV", 1)]
+)
+def test_to_index_matches_shapiq_exact_computer(index, order):
+    """Our closed forms against shapiq's brute-force computer on all 2^8 coalitions."""
+    import shapiq
+
+    n = 8
+    f, a = make_sparse_function(n, 6, 3, basis="mobius", seed=0)
+    exact = shapiq.ExactComputer(lambda m: f(np.asarray(m).astype(np.int8)), n_players=n)
+    ref = {tuple(int(i) for i in k): v for k, v in exact(index, order).dict_values.items() if k}
+    ours = to_index(a, index, order)
+    assert max(abs(ref.get(k, 0.0) - ours.get(k, 0.0)) for k in set(ref) | set(ours)) < 1e-8
+
+
+def test_query_counter_and_exact_recovery():
+    from icml25.spex import QueryCounter, exact_recovery
+
+    n = 64
+    f, F = make_sparse_function(n, 10, 3, basis="fourier", seed=2)
+    counted = QueryCounter(f)
+    res = spex(counted, n, b=5, C=3, delays="bch", t=3)
+    assert counted.n_queries == res.n_queries == len(res.values)
+    assert exact_recovery(res.fourier, F)
+    wrong = dict(F)
+    wrong[next(iter(F))] += 1e-3
+    assert not exact_recovery(wrong, F)  # a coefficient off
+    assert not exact_recovery({**F, (0, 1, 2, 3): 0.5}, F)  # an extra term
+    too_few = spex(f, n, b=2, C=3, delays="bch", t=3)
+    assert not exact_recovery(too_few.fourier, F)
+
+
+def test_faith_interactions_recover_a_pairwise_function():
+    from icml25.spex import faith_interactions, mobius_eval
+
+    n = 10
+    a = {(): 0.3, (1,): 1.0, (4,): -0.5, (2, 7): 2.0, (0, 9): -1.0}
+
+    def f(m):
+        return mobius_eval(a, m)
+
+    for index in ("FBII", "FSII"):
+        got = faith_interactions(f, n, 600, index=index, order=2, seed=0)
+        assert all(abs(got.get(k, 0.0) - v) < 1e-6 for k, v in a.items()), index
+        assert faithfulness_r2(f, lambda m, g=got: mobius_eval(g, m), n) > 0.9999
+
+
+def test_input_ranking_flattens_in_order():
+    from icml25.spex import input_ranking
+
+    assert input_ranking([(3, 7), (1,), (7, 2)]) == [(3,), (7,), (1,), (2,)]
+    assert input_ranking([]) == []

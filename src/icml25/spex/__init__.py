@@ -4,7 +4,9 @@ Fourier transform (subsampled queries, delays, Walsh-Hadamard, singleton detecti
 :func:`fwht`, :func:`make_sparse_function`, :func:`spex` (with :class:`SpexResult`),
 :func:`design_delays`, :func:`subsampled_transform`, :func:`fourier_eval`; indices
 (:func:`fourier_to_mobius`, :func:`to_index`), :func:`faithfulness_r2` and the marginal
-baselines (:func:`marginal_baselines`, KernelSHAP from ``shap``).
+baselines (:func:`marginal_baselines`, KernelSHAP from ``shap``); measurement
+(:class:`QueryCounter`, :func:`exact_recovery`, and the interaction-index baselines
+:func:`faith_interactions` from ``shapiq``).
 """
 
 from icml25.spex.core import (
@@ -28,9 +30,14 @@ from icml25.spex.indices import (
     removal_drops,
     to_index,
 )
+from icml25.spex.measure import QueryCounter, exact_recovery, faith_interactions, input_ranking
 
 __all__ = [
+    "QueryCounter",
     "SpexResult",
+    "exact_recovery",
+    "faith_interactions",
+    "input_ranking",
     "check_masks",
     "faithfulness_r2",
     "greedy_removal_order",

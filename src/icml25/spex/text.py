@@ -17,6 +17,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from icml25.common.checks import (
+    check_choice,
     check_index,
     check_index_array,
     check_instance,
@@ -24,11 +25,14 @@ from icml25.common.checks import (
     check_positive,
     check_probabilities,
     check_probability,
+    check_real,
     check_seed,
 )
 from icml25.common.training import minibatch_training
+from icml25.spex.inputs import check_masks
 
 __all__ = [
+    "AttentionClassifier",
     "MASK",
     "NOT",
     "VOCAB",
@@ -112,6 +116,36 @@ class TextCNN(nn.Module):
         return self.out(h.sum(-1)).squeeze(-1)
 
 
+class AttentionClassifier(nn.Module):
+    """Embedding + learned positions (VOCAB, d), one self-attention block (``heads`` heads,
+    residual, then a ReLU feed-forward layer) -> mean over positions -> logit.
+
+    Input (B, L) token ids with L <= ``max_len``; output (B,) the positive-class logit. Unlike
+    :class:`TextCNN` nothing bounds the order or the locality of its interactions: the softmax
+    couples every position with every other.
+    """
+
+    def __init__(self, d: int = 32, heads: int = 2, max_len: int = 256) -> None:
+        super().__init__()
+        d, heads = check_int("d", d), check_int("heads", heads)
+        self.max_len = check_int("max_len", max_len)
+        if d % heads:
+            raise ValueError(f"d must be a multiple of heads ({heads}), got {d}")
+        self.emb = nn.Embedding(VOCAB, d)
+        self.pos = nn.Embedding(self.max_len, d)
+        self.attn = nn.MultiheadAttention(d, heads, batch_first=True)
+        self.ff = nn.Sequential(nn.Linear(d, d), nn.ReLU())
+        self.out = nn.Linear(d, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.shape[1] > self.max_len:
+            raise ValueError(f"x has {x.shape[1]} positions, more than max_len={self.max_len}")
+        h = self.emb(x) + self.pos(torch.arange(x.shape[1]))
+        h = h + self.attn(h, h, h, need_weights=False)[0]
+        h = h + self.ff(h)
+        return self.out(h.mean(1)).squeeze(-1)
+
+
 def train_text_model(
     X: np.ndarray,
     y: np.ndarray,
@@ -119,8 +153,10 @@ def train_text_model(
     seed: int = 0,
     lr: float = 3e-3,
     mask_rate: float = 0.5,
-) -> TextCNN:
-    """Train a :class:`TextCNN` with logistic loss (the book's minibatch loop); eval mode.
+    arch: str = "cnn",
+) -> nn.Module:
+    """Train a :class:`TextCNN` (``arch="cnn"``) or an :class:`AttentionClassifier`
+    (``"attention"``) with logistic loss (the book's minibatch loop); eval mode.
 
     Each batch replaces filler words by ``<mask>`` with probability ``mask_rate``, so the model
     learns that masking an irrelevant word changes nothing (as a large LM roughly does); the
@@ -134,8 +170,9 @@ def train_text_model(
     epochs, seed = check_int("epochs", epochs), check_seed("seed", seed)
     lr = check_positive("lr", lr)
     mask_rate = check_probability("mask_rate", mask_rate, high_open=True)
+    arch = check_choice("arch", arch, ("cnn", "attention"))
     torch.manual_seed(seed)
-    model = TextCNN()
+    model = TextCNN() if arch == "cnn" else AttentionClassifier(max_len=max(256, X.shape[1]))
     Xt, yt = torch.as_tensor(X), torch.as_tensor(y).float()
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     g = torch.Generator().manual_seed(seed)
@@ -163,12 +200,7 @@ def masked_value_fn(
 
     @torch.no_grad()
     def value_fn(masks: np.ndarray) -> np.ndarray:
-        masks = np.asarray(masks)
-        if masks.ndim != 2 or masks.shape[1] != n:
-            raise ValueError(f"masks must have shape (q, {n}), got {masks.shape}")
-        if not np.isin(masks, (0, 1)).all():
-            raise ValueError("masks must contain only 0 and 1")
-        m = torch.as_tensor(masks.astype(bool))
+        m = torch.as_tensor(check_masks(masks, n).astype(bool))
         out = []
         for s in range(0, len(m), batch_size):
             x = torch.where(m[s : s + batch_size], base, torch.tensor(MASK))
@@ -179,38 +211,36 @@ def masked_value_fn(
 
 
 def make_multihop_task(
-    n: int, hops: int = 3, seed: int = 0
+    n: int, hops: int = 3, seed: int = 0, shortcut_effect: float = 0.0
 ) -> tuple[Callable[[np.ndarray], np.ndarray], tuple[int, ...], int]:
     """A planted "multi-hop question" over ``n`` sentences (the HotpotQA analogue).
 
     The answer's score is ``4 prod_{i in S} m_i`` for a supporting set S of ``hops`` sentences
-    (every hop is needed), plus a **shortcut** sentence that alone gives ``1.5``, plus
-    distractors: a main effect ``U(-0.4, 0.6)`` for every other sentence and five random pairs
-    with ``U(0.3, 0.8)``. Each supporting sentence's marginal (Banzhaf) value is
-    ``4 / 2^(hops - 1)``, comparable to the distractors', so only the interaction singles S out.
+    (every hop is needed), plus a **shortcut** sentence whose main effect is
+    ``shortcut_effect``, plus distractors: a main effect ``U(-0.4, 0.6)`` for every other
+    sentence and five random pairs with ``U(0.3, 0.8)``. Each supporting sentence's marginal
+    (Banzhaf) value is ``4 / 2^(hops - 1)`` (1.0 for three hops). The default
+    ``shortcut_effect=0`` is the fair task; a shortcut above the hops' Banzhaf value (1.5, the
+    chapter's first version) makes every marginal method rank it first by construction.
 
     Returns ``(value_fn, S, shortcut)``.
     """
     n = check_int("n", n, 8)
     hops = check_int("hops", hops, 2, 5)
+    shortcut_effect = check_real("shortcut_effect", shortcut_effect)
     rng = np.random.default_rng(check_seed("seed", seed))
     order = rng.permutation(n)
     support = tuple(sorted(order[:hops].tolist()))
     shortcut = int(order[hops])
     main = rng.uniform(-0.4, 0.6, size=n)
     main[list(support)] = 0.0
-    main[shortcut] = 1.5
+    main[shortcut] = shortcut_effect
     others = order[hops + 1 :]
     pairs = [tuple(rng.choice(others, size=2, replace=False)) for _ in range(5)]
     pair_w = rng.uniform(0.3, 0.8, size=len(pairs))
 
     def value_fn(masks: np.ndarray) -> np.ndarray:
-        m = np.asarray(masks)
-        if m.ndim != 2 or m.shape[1] != n:
-            raise ValueError(f"masks must have shape (q, {n}), got {m.shape}")
-        if not np.isin(m, (0, 1)).all():
-            raise ValueError("masks must contain only 0 and 1")
-        m = m.astype(float)
+        m = check_masks(masks, n).astype(float)
         out = 4.0 * m[:, list(support)].prod(1) + m @ main
         for (i, j), w in zip(pairs, pair_w, strict=True):
             out += w * m[:, i] * m[:, j]
