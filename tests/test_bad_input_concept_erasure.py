@@ -43,6 +43,11 @@ def _judge():
     return ce.fit_judge(X, Y)
 
 
+@cache
+def _space():
+    return ce.FrechetSpace(X, Y, n_components=3)
+
+
 BAD_MODEL = not_a(torch.nn.Linear(64, 64))
 BAD_JUDGE = not_a()
 BAD_MASKS = st.one_of(
@@ -128,8 +133,8 @@ SPECS: dict[str, Spec] = {
             "class_emb": st.one_of(
                 bad_tensor(torch.ones(3, 2), none=False), st.just(torch.ones(3, 5))
             ),
+            "checkpoint": not_a(),
         },
-        free=("checkpoint",),
         finite=True,
     ),
     f"{P}.erase_concept": Spec(
@@ -147,6 +152,7 @@ SPECS: dict[str, Spec] = {
             "lr": None,
             "batch": 2,
             "checkpoint": False,
+            "fixed_noise": True,
         },
         {
             "model": BAD_MODEL,
@@ -160,8 +166,18 @@ SPECS: dict[str, Spec] = {
             "l0_weight": bad_real(0.0),
             "lr": not_none(bad_positive()),
             "batch": bad_int(1),
+            "checkpoint": not_a(),
+            "fixed_noise": not_a(),
         },
-        free=("checkpoint",),
+        finite=True,
+    ),
+    f"{P}.masks_at_sparsity": Spec(
+        ce.masks_at_sparsity,
+        {"logits": [torch.tensor([3.0, -1.0, 0.5]), torch.zeros(5)], "n_closed": 2},
+        {
+            "logits": st.sampled_from([[], torch.ones(3), None, [np.ones(3)], "ab"]),
+            "n_closed": bad_int(0, 8),
+        },
         finite=True,
     ),
     f"{P}.random_masks": Spec(
@@ -178,6 +194,65 @@ SPECS: dict[str, Spec] = {
             "y": st.one_of(bad_index_array(Y, None), st.just(Y[:5]), st.just(Y * 0)),
         },
     ),
+    f"{P}.fit_independent_judge": Spec(
+        ce.fit_independent_judge,
+        {"X": X, "y": Y},
+        {
+            "X": st.one_of(bad_array(X), st.just(X[:5])),
+            "y": st.one_of(bad_index_array(Y, None), st.just(Y[:5]), st.just(Y * 0)),
+        },
+    ),
+    f"{P}.FrechetSpace": Spec(
+        ce.FrechetSpace,
+        {"X": X, "y": Y, "n_components": 3},
+        {
+            "X": st.one_of(bad_array(X), st.just(X[:5])),
+            "y": st.one_of(bad_index_array(Y, 10), st.just(Y[:5]), st.just(Y * 0)),
+            "n_components": bad_int(1, 64),
+        },
+    ),
+    f"{P}.FrechetSpace.distance": Spec(
+        ce.FrechetSpace.distance,
+        lambda: {"self": _space(), "x": X[:6], "c": 3},
+        {"x": st.one_of(bad_array(X[:6]), st.just(X[:1]), st.just(X[:6, :10])), "c": BAD_TARGET},
+        free=("self",),
+        finite=True,
+    ),
+    f"{P}.generate": Spec(
+        ce.generate,
+        lambda: {"model": _model(), "masks": None, "c": 3, "n": 2, "seed": 1, "n_steps": 2},
+        {
+            "model": BAD_MODEL,
+            "masks": BAD_MASKS,
+            "c": bad_int(0, ce.NULL),
+            "n": bad_int(1),
+            "seed": bad_seed(),
+            "n_steps": bad_int(1),
+        },
+        finite=True,
+    ),
+    f"{P}.at_matched_preservation": Spec(
+        ce.at_matched_preservation,
+        {"preservation": np.array([0.9, 0.8]), "target_rate": np.array([0.4, 0.2]), "level": 0.85},
+        {
+            "preservation": st.one_of(bad_array(np.array([0.9, 0.8])), st.just(np.ones(3))),
+            "target_rate": bad_array(np.array([0.4, 0.2])),
+            "level": st.one_of(bad_real(), st.just(0.95)),
+        },
+        finite=True,
+    ),
+    f"{P}.neuron_selectivity": Spec(
+        ce.neuron_selectivity,
+        lambda: {"model": _model(), "target": 3, "n_per_class": 2, "seed": 2, "n_steps": 2},
+        {
+            "model": BAD_MODEL,
+            "target": BAD_TARGET,
+            "n_per_class": bad_int(1),
+            "seed": bad_seed(),
+            "n_steps": bad_int(1),
+        },
+        finite=True,
+    ),
     f"{P}.class_rates": Spec(
         ce.class_rates,
         _eval_args(n_per_class=2, seed=1, n_steps=2),
@@ -193,7 +268,7 @@ SPECS: dict[str, Spec] = {
     ),
     f"{P}.erasure_report": Spec(
         ce.erasure_report,
-        _eval_args(target=3, n_per_class=2, seed=1, n_steps=2),
+        _eval_args(target=3, n_per_class=2, seed=1, n_steps=2, independent=None, space=None),
         {
             "model": BAD_MODEL,
             "masks": BAD_MASKS,
@@ -202,6 +277,8 @@ SPECS: dict[str, Spec] = {
             "n_per_class": bad_int(1),
             "seed": bad_seed(),
             "n_steps": bad_int(1),
+            "independent": not_none(not_a()),
+            "space": not_none(not_a()),
         },
         finite=True,
     ),

@@ -21,15 +21,20 @@
 # match what the original generator makes from the **same noise** without a class (the
 # "concept-free prompt"), while samples of the other classes stay as they were:
 #
-# $$\begin{aligned}\mathcal L =\;& \mathbb E_z \big\|G_m(z, 3) - G_0(z, \varnothing)\big\|^2
-#   + \beta\, \mathbb E_{z,\,c'\neq 3} \big\|G_m(z, c') - G_0(z, c')\big\|^2 \\
-#   &+ \lambda_{L_0} \cdot \text{open gates}.\end{aligned}$$
+# $$\mathcal L = \mathbb E_z \big\|G_m(z, 3) - G_0(z, \varnothing)\big\|^2
+#   + \beta\, \mathbb E_{z,\,c'\neq 3} \big\|G_m(z, c') - G_0(z, c')\big\|^2 .$$
 #
 # $G$ is the whole 8-step Euler sampler, so the gradient flows back through every step (end to
-# end); the mask uses hard-concrete gates {cite:p}`louizos2018learning`. We compare it with
-# **fine-tuning**
-# all weights on the same loss, a **step-wise** loss that matches velocities at single steps
-# without backpropagating through the sampler, and a **random mask** of the same size.
+# end); the mask uses hard-concrete gates {cite:p}`louizos2018learning`; as in the official code
+# there is no sparsity term, the noise is the same at every iteration, and the optimiser is
+# AdamW. We compare it with a **step-wise** loss that trains the same gates to match velocities
+# at **all 8 steps** of every iteration, on the edited sampler's own (detached) states, but does
+# not backpropagate through the sampler; with **fine-tuning** all weights on the end-to-end loss;
+# and with a **random mask** of the same size. Both mask methods get the same iterations, the
+# same grid of $\beta$ and a learning rate tuned on a separate seed; they are compared at the
+# same preservation and at the same number of masked neurons, over three seeds (each seed
+# trains its own base generator). Every result is scored by two judges: the logistic regression
+# and an independent RBF support-vector machine.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -55,15 +60,21 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
+from sklearn.model_selection import train_test_split
 
 from icml25.common import glue, plotting, setup
 from icml25.common.claims import claim, greater, less
 from icml25.concept_erasure import (
+    FrechetSpace,
+    at_matched_preservation,
     digits_data,
     erase_concept,
     erasure_report,
     euler_sample,
+    fit_independent_judge,
     fit_judge,
+    masks_at_sparsity,
+    neuron_selectivity,
     random_masks,
     train_flow_matching,
 )
@@ -75,112 +86,308 @@ CONFIG = {
         "hidden": 256,
         "train_steps": 2000,
         "n_steps": 8,
-        "iters": 400,
-        "betas": [0.25, 0.5, 1.0, 2.0],
+        "iters": 200,
+        "betas": [0.1, 0.3, 1.0, 3.0],
+        "lrs": [0.03, 0.1, 0.5, 2.0],
         "beta": 1.0,
+        "seeds": [0, 1, 2],
+        "tune_seed": 3,
         "n_per_class": 200,
     },
     "large": {
         "hidden": 256,
         "train_steps": 6000,
         "n_steps": 10,
-        "iters": 1000,
-        "betas": [0.125, 0.25, 0.5, 1.0, 2.0, 4.0],
+        "iters": 600,
+        "betas": [0.03, 0.1, 0.3, 1.0, 3.0, 10.0],
+        "lrs": [0.03, 0.1, 0.5, 2.0],
         "beta": 1.0,
+        "seeds": [0, 1, 2, 3, 4],
+        "tune_seed": 5,
         "n_per_class": 1000,
     },
 }[SCALE]
-TARGET = 3
+TARGET, DROP = 3, 0.05  # erase the 3s; compare at preservation = original - DROP
+METHODS = {"mask": "end to end", "stepwise": "step-wise (all K steps)"}
 print(SCALE, CONFIG)
+
+# %% [markdown]
+# ## Judges and base generators
+#
+# Both judges are fit on 70 % of the real digits; their accuracy on the held-out 30 % is the
+# ceiling of every rate below. The Fréchet distance (FD) is computed in a fixed 10-component PCA
+# space of the real digits, between generated samples of a class and the real digits of it.
 
 # %%
 X, y = digits_data()
-model = train_flow_matching(X, y, hidden=CONFIG["hidden"], steps=CONFIG["train_steps"], seed=0)
-judge = fit_judge(X, y)
+X_fit, X_out, y_fit, y_out = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+judge, indep = fit_judge(X_fit, y_fit), fit_independent_judge(X_fit, y_fit)
+space = FrechetSpace(X_fit, y_fit)
+acc = {"logistic": judge.score(X_out, y_out), "SVM": indep.score(X_out, y_out)}
+print("held-out accuracy on real digits:", {k: round(v, 3) for k, v in acc.items()})
 K, n_eval = CONFIG["n_steps"], CONFIG["n_per_class"]
-original = erasure_report(model, None, judge, TARGET, n_eval, n_steps=K)
-print(
-    f"original: class-{TARGET} rate {original['target_rate']:.3f}, "
-    f"other classes {original['preservation']:.3f}"
-)
+models = {
+    s: train_flow_matching(X, y, hidden=CONFIG["hidden"], steps=CONFIG["train_steps"], seed=s)
+    for s in [*CONFIG["seeds"], CONFIG["tune_seed"]]
+}
 
-# %% [markdown]
-# ## The erasures
-#
-# Each method is run at several preservation weights $\beta$ (400 optimisation steps, batches of
-# 64 noises for the target and 64 for the other classes); fine-tuning at the middle $\beta$.
 
-# %%
-rows, results = [], {}
-for method in ["mask", "stepwise"]:
+def report(seed, model, masks):
+    return erasure_report(
+        model, masks, judge, TARGET, n_eval, n_steps=K, independent=indep, space=space
+    )
+
+
+original = {s: report(s, models[s], None) for s in CONFIG["seeds"]}
+
+
+def sweep(seed, method, lr):
+    """Erase with every beta of the grid; the runs and their reports (independent judge)."""
+    out = []
     for beta in CONFIG["betas"]:
         res = erase_concept(
-            model,
+            models[seed],
             TARGET,
             method=method,
             n_steps=K,
             iters=CONFIG["iters"],
             beta_preserve=beta,
-            seed=0,
+            lr=lr,
+            seed=seed,
         )
-        rep = erasure_report(res.model, res.masks, judge, TARGET, n_eval, n_steps=K)
+        out.append((beta, res, report(seed, models[seed], res.masks)))
+    return out
+
+
+def matched(points, level):
+    """Class-3 rate at preservation ``level`` (NaN where the sweep does not reach it)."""
+    pres = [r["ind_preservation"] for _, _, r in points]
+    rate = [r["ind_target_rate"] for _, _, r in points]
+    try:
+        return at_matched_preservation(pres, rate, level)
+    except ValueError:
+        return np.nan
+
+
+# %% [markdown]
+# ## Tuning the learning rate (on a separate seed)
+#
+# For each mask method and each learning rate of the grid we run the whole $\beta$ grid on the
+# tuning seed's generator and read off the class-3 rate at matched preservation (the original
+# rate of the other classes minus 0.05, read by the independent judge); the lowest wins.
+
+# %%
+ts = CONFIG["tune_seed"]
+level_t = report(ts, models[ts], None)["ind_preservation"] - DROP
+tuning = pd.DataFrame(
+    [
+        {
+            "method": m,
+            "lr": lr,
+            "class-3 rate at matched preservation": matched(sweep(ts, m, lr), level_t),
+        }
+        for m in METHODS
+        for lr in CONFIG["lrs"]
+    ]
+)
+best_lr = tuning.fillna(np.inf)
+best_lr = best_lr.loc[best_lr.groupby("method")["class-3 rate at matched preservation"].idxmin()]
+best_lr = dict(zip(best_lr.method, best_lr.lr, strict=True))
+print("tuned learning rates:", best_lr)
+tuning.round(3)
+
+# %% [markdown]
+# ## The erasures, over three seeds
+#
+# Each mask method runs the $\beta$ grid at its tuned learning rate on each seed's generator;
+# fine-tuning runs at $\beta = 1$ (AdamW, learning rate $10^{-3}$), and a random mask with as many
+# zeros as the end-to-end mask at $\beta = 1$. For the comparison at **matched sparsity**, the
+# step-wise gates of every run are binarised to close exactly as many neurons as the end-to-end
+# mask at $\beta = 1$ closes on that seed (the lowest logits, the official code's `binarize`),
+# and the end-to-end gates likewise.
+
+# %%
+rows, runs = [], {}
+for s in CONFIG["seeds"]:
+    for m in METHODS:
+        runs[(s, m)] = sweep(s, m, best_lr[m])
+    head = next(res for beta, res, _ in runs[(s, "mask")] if beta == CONFIG["beta"])
+    n_closed = int(sum((mk == 0).sum() for mk in head.masks))
+    for m in METHODS:
+        for beta, res, rep in runs[(s, m)]:
+            same = report(s, models[s], masks_at_sparsity(res.logits, n_closed))
+            rows.append(
+                {
+                    "seed": s,
+                    "method": m,
+                    "beta": beta,
+                    "sparsity": res.sparsity,
+                    **{
+                        k: rep[k]
+                        for k in (
+                            "target_rate",
+                            "preservation",
+                            "ind_target_rate",
+                            "ind_preservation",
+                            "fd_target",
+                            "fd_others",
+                        )
+                    },
+                    "ind_target_rate_same_n": same["ind_target_rate"],
+                    "ind_preservation_same_n": same["ind_preservation"],
+                }
+            )
+    ft = erase_concept(
+        models[s],
+        TARGET,
+        method="finetune",
+        n_steps=K,
+        iters=CONFIG["iters"],
+        beta_preserve=CONFIG["beta"],
+        seed=s,
+    )
+    rnd = random_masks(head.masks, seed=s)
+    for m, gen, masks in [
+        ("finetune", ft.model, None),
+        ("random mask", models[s], rnd),
+        ("original", models[s], None),
+    ]:
+        rep = original[s] if m == "original" else report(s, gen, masks)
         rows.append(
             {
-                "method": method,
-                "beta": beta,
-                **{k: rep[k] for k in ("target_rate", "preservation", "sparsity")},
+                "seed": s,
+                "method": m,
+                "beta": CONFIG["beta"],
+                "sparsity": rep["sparsity"],
+                **{
+                    k: rep[k]
+                    for k in (
+                        "target_rate",
+                        "preservation",
+                        "ind_target_rate",
+                        "ind_preservation",
+                        "fd_target",
+                        "fd_others",
+                    )
+                },
             }
         )
-        results[(method, beta)] = res
-ft = erase_concept(
-    model,
-    TARGET,
-    method="finetune",
-    n_steps=K,
-    iters=CONFIG["iters"],
-    beta_preserve=CONFIG["beta"],
-    seed=0,
-)
-rep_ft = erasure_report(ft.model, None, judge, TARGET, n_eval, n_steps=K)
-rows.append(
-    {
-        "method": "finetune",
-        "beta": CONFIG["beta"],
-        "target_rate": rep_ft["target_rate"],
-        "preservation": rep_ft["preservation"],
-        "sparsity": 0.0,
-    }
-)
-mask = results[("mask", CONFIG["beta"])]
-rnd = random_masks(mask.masks, seed=0)
-rep_rnd = erasure_report(model, rnd, judge, TARGET, n_eval, n_steps=K)
-rows.append(
-    {
-        "method": "random mask",
-        "beta": np.nan,
-        "target_rate": rep_rnd["target_rate"],
-        "preservation": rep_rnd["preservation"],
-        "sparsity": rep_rnd["sparsity"],
-    }
-)
+    runs[(s, "finetune")] = ft
 table = pd.DataFrame(rows)
-table.round(3)
+summary = table.groupby(["method", "beta"])[
+    ["sparsity", "target_rate", "ind_target_rate", "ind_preservation", "fd_target", "fd_others"]
+].mean()
+summary.round(3)
+
+# %% [markdown]
+# **Matched preservation**: per seed, each method's class-3 rate read off its $\beta$ sweep at
+# the preservation (independent judge) of the original generator minus 0.05. **Matched
+# sparsity**: both methods' gates binarised to close as many neurons as the end-to-end mask at
+# $\beta = 1$, and both sweeps read off at the highest preservation that both reach.
+
+# %%
+seeds = CONFIG["seeds"]
+
+
+def rate_at(s, m, level, same_n=False):
+    t = table[(table.seed == s) & (table.method == m)]
+    sfx = "_same_n" if same_n else ""
+    try:
+        return at_matched_preservation(
+            t["ind_preservation" + sfx], t["ind_target_rate" + sfx], level
+        )
+    except ValueError:
+        return np.nan
+
+
+pick = table[table.beta == CONFIG["beta"]].set_index(["method", "seed"])
+orig_rate = pick.loc["original"].ind_target_rate.to_numpy()
+orig_pres = pick.loc["original"].ind_preservation.to_numpy()
+head_rate = pick.loc["mask"].ind_target_rate.to_numpy()
+head_pres = pick.loc["mask"].ind_preservation.to_numpy()
+e2e_m = np.array([rate_at(s, "mask", p - DROP) for s, p in zip(seeds, orig_pres, strict=True)])
+step_m = np.array([rate_at(s, "stepwise", p - DROP) for s, p in zip(seeds, orig_pres, strict=True)])
+level_n = [
+    min(
+        table[(table.seed == s) & (table.method == m)].ind_preservation_same_n.max()
+        for m in METHODS
+    )
+    for s in seeds
+]
+e2e_n = np.array([rate_at(s, "mask", lv, True) for s, lv in zip(seeds, level_n, strict=True)])
+step_n = np.array([rate_at(s, "stepwise", lv, True) for s, lv in zip(seeds, level_n, strict=True)])
+sp_m = {
+    m: [
+        at_matched_preservation(
+            table[(table.seed == s) & (table.method == m)].ind_preservation,
+            table[(table.seed == s) & (table.method == m)].sparsity,
+            p - DROP,
+        )
+        for s, p in zip(seeds, orig_pres, strict=True)
+    ]
+    for m in METHODS
+}
+comparison = pd.DataFrame(
+    {
+        "e2e, matched pres.": e2e_m,
+        "step-wise, matched pres.": step_m,
+        "e2e sparsity there": sp_m["mask"],
+        "step-wise sparsity there": sp_m["stepwise"],
+        "matched pres., same n": level_n,
+        "e2e, same n": e2e_n,
+        "step-wise, same n": step_n,
+    },
+    index=pd.Index(seeds, name="seed"),
+)
+comparison.round(3)
+
+# %% [markdown]
+# ## Inside: which neurons does the mask close?
+#
+# For every hidden neuron, its mean activation on the unmasked sampler's trajectories of each
+# class, and its **selectivity for 3**: how far its mean activation on 3s lies above its mean
+# over the other nine classes, in units of their spread. If the mask cuts the concept, the
+# neurons it closes should be 3-selective; a random set of as many neurons should not be.
+
+# %%
+sel_rows, act0 = [], None
+for s in seeds:
+    act, sel = neuron_selectivity(models[s], TARGET, n_steps=K)
+    head = next(res for beta, res, _ in runs[(s, "mask")] if beta == CONFIG["beta"])
+    closed = torch.cat(head.masks).numpy() == 0
+    rand = torch.cat(random_masks(head.masks, seed=s)).numpy() == 0
+    sel_rows.append(
+        {
+            "seed": s,
+            "closed": sel[closed].mean(),
+            "open": sel[~closed].mean(),
+            "random": sel[rand].mean(),
+            "n_closed": int(closed.sum()),
+        }
+    )
+    if s == seeds[0]:
+        act0, sel0, closed0 = act, sel, closed
+selectivity = pd.DataFrame(sel_rows).set_index("seed")
+selectivity.round(3)
 
 # %% [markdown]
 # ## Before and after (the teaser in miniature)
 
 # %% tags=["hide-input"]
+s0 = seeds[0]
 g = torch.Generator().manual_seed(5)
 z = torch.randn(8, 64, generator=g)
 show = [(TARGET, "class 3"), (5, "class 5"), (8, "class 8")]
-fig, axes = plt.subplots(3, 3, figsize=(11, 2.6))
-for col, (name, gen, masks) in enumerate(
-    [
-        ("original", model, None),
-        ("masked (end to end)", model, mask.masks),
-        ("fine-tuned", ft.model, None),
-    ]
-):
+step0 = next(res for beta, res, _ in runs[(s0, "stepwise")] if beta == CONFIG["beta"])
+head0 = next(res for beta, res, _ in runs[(s0, "mask")] if beta == CONFIG["beta"])
+panels = [
+    ("original", models[s0], None),
+    ("masked, end to end", models[s0], head0.masks),
+    ("masked, step-wise", models[s0], step0.masks),
+    ("fine-tuned", runs[(s0, "finetune")].model, None),
+]
+fig, axes = plt.subplots(3, 4, figsize=(12, 2.4))
+for col, (name, gen, masks) in enumerate(panels):
     for row, (c, label) in enumerate(show):
         with torch.no_grad():
             xs = euler_sample(gen, z, c, K, masks).clamp(-1, 1)
@@ -189,159 +396,273 @@ for col, (name, gen, masks) in enumerate(
         axes[row, col].set_xticks([])
         axes[row, col].set_yticks([])
         if row == 0:
-            axes[row, col].set_title(name)
+            axes[row, col].set_title(name, fontsize=9)
         if col == 0:
             axes[row, col].set_ylabel(label)
-fig.suptitle("Same noise, same prompts: the 3s change, the 5s and 8s do not")
+fig.suptitle(f"Same noise, same prompts (seed {s0}, β = {CONFIG['beta']:g})")
 plt.show()
 
 # %% [markdown]
-# **What to see.** With the same noise, the masked generator asked for a 3 produces other shapes
-# (often what the class-free generator makes from that noise) for most samples, while the 5s
-# and 8s look as before. Fine-tuning erases the 3s more thoroughly.
+# **What to see.** With the same noise, the end-to-end mask asked for a 3 often draws another
+# shape (what the class-free generator makes from that noise), while the 5s and 8s stay as they
+# were. The step-wise mask at the same $\beta$ closes fewer neurons and leaves more 3s; fine-tuning
+# all weights erases the most.
+
+# %% tags=["hide-input"]
+colors = {"mask": plotting.PALETTE[0], "stepwise": plotting.PALETTE[1]}
+fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+for ax, sfx, title in [
+    (axes[0], "", "(a) each method's own mask (λ > 0)"),
+    (axes[1], "_same_n", "(b) same number of masked neurons"),
+]:
+    for m, label in METHODS.items():
+        for i, s in enumerate(seeds):
+            t = table[(table.seed == s) & (table.method == m)]
+            t = t.sort_values("ind_preservation" + sfx)
+            ax.plot(
+                t["ind_preservation" + sfx],
+                t["ind_target_rate" + sfx],
+                marker="o",
+                ms=4,
+                c=colors[m],
+                alpha=0.8,
+                label=label if i == 0 else None,
+            )
+    o = table[table.method == "original"]
+    ax.scatter(
+        o.ind_preservation, o.ind_target_rate, marker="*", s=150, c="k", label="original", zorder=3
+    )
+    for m, mk, col, label in [
+        ("finetune", "s", plotting.PALETTE[2], "fine-tuning (all weights)"),
+        ("random mask", "X", plotting.PALETTE[7], "random mask, same size"),
+    ]:
+        t = table[table.method == m]
+        ax.scatter(
+            t.ind_preservation, t.ind_target_rate, marker=mk, s=50, c=col, label=label, zorder=3
+        )
+    if not sfx:
+        band = orig_pres.mean() - DROP
+        ax.axvspan(band - 0.005, band + 0.005, color="0.85", label="matched preservation")
+    else:
+        for lv in level_n:
+            ax.axvline(lv, c="0.7", lw=1, ls=":")
+    ax.set(
+        xlabel="other classes judged correct (SVM)",
+        ylabel="class 3 judged 3 (SVM)",
+        ylim=(0, 1.02),
+        title=title,
+    )
+axes[0].legend(fontsize=7, loc="upper left")
+ax = axes[2]
+x = np.arange(len(seeds))
+for j, (vals, label, col) in enumerate(
+    [
+        (e2e_m, "end to end, matched preservation", plotting.PALETTE[0]),
+        (step_m, "step-wise, matched preservation", plotting.PALETTE[1]),
+        (e2e_n, "end to end, same n, matched preservation", plotting.PALETTE[0]),
+        (step_n, "step-wise, same n, matched preservation", plotting.PALETTE[1]),
+    ]
+):
+    ax.bar(
+        x + (j - 1.5) * 0.2,
+        vals,
+        0.2,
+        color=col,
+        label=label,
+        hatch="//" if j >= 2 else None,
+        edgecolor="w",
+    )
+ax.set(
+    xticks=x,
+    xticklabels=[f"seed {s}" for s in seeds],
+    ylabel="class 3 judged 3 (SVM)",
+    ylim=(0, 1),
+    title="(c) matched comparisons",
+)
+ax.legend(fontsize=7)
+fig.suptitle("End to end beats step-wise at each method's own sparsity, not at the same sparsity")
+plt.show()
+
+# %% [markdown]
+# **What to see.** (a) Down is more erasure, right better preservation; each line is one seed's
+# $\beta$ sweep (joined in order of preservation), the grey band the matched preservation. At
+# its own binarisation ($\lambda > 0$) the step-wise loss erases less than end to end at the same
+# preservation: it closes fewer neurons for a given preservation. (b) Binarised to close exactly
+# as many neurons as the end-to-end mask, the step-wise gates erase about as much (dotted lines:
+# each seed's matched preservation, the highest both sweeps reach; more on one seed, less on
+# another): their *ranking* of the neurons is as good; what the end-to-end loss adds here is how
+# many of them to close. (c) The matched numbers per seed. Fine-tuning erases more at high
+# preservation; a random mask of the same size erases almost nothing.
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
 ax = axes[0]
-ax.scatter(
-    original["preservation"],
-    original["target_rate"],
-    marker="*",
-    s=200,
-    c="k",
-    label="original",
-    zorder=3,
+bins = np.linspace(-3, 6, 37)
+ax.hist(
+    sel0[~closed0],
+    bins=bins,
+    density=True,
+    color=plotting.PALETTE[7],
+    alpha=0.7,
+    label=f"open neurons ({int((~closed0).sum())})",
 )
-for method, color, label in [
-    ("mask", plotting.PALETTE[0], "mask, end to end"),
-    ("stepwise", plotting.PALETTE[1], "mask, step-wise loss"),
-]:
-    g_ = table[table.method == method].sort_values("beta")
-    ax.plot(g_.preservation, g_.target_rate, marker="o", c=color, label=label)
-    for _, r in g_.iterrows():
-        ax.annotate(
-            f"β={r.beta:g}",
-            (r.preservation, r.target_rate),
-            fontsize=7,
-            xytext=(3, 3),
-            textcoords="offset points",
-        )
-ax.scatter(
-    rep_ft["preservation"],
-    rep_ft["target_rate"],
-    marker="s",
-    s=60,
-    c=plotting.PALETTE[2],
-    label="fine-tuning (all weights)",
-    zorder=3,
-)
-ax.scatter(
-    rep_rnd["preservation"],
-    rep_rnd["target_rate"],
-    marker="X",
-    s=60,
-    c=plotting.PALETTE[7],
-    label="random mask, same size",
-    zorder=3,
+ax.hist(
+    sel0[closed0],
+    bins=bins,
+    density=True,
+    color=plotting.PALETTE[0],
+    alpha=0.8,
+    label=f"closed by the mask ({int(closed0.sum())})",
 )
 ax.set(
-    xlabel="other classes: rate judged correct",
-    ylabel="class 3: rate judged 3",
-    title="Erasure vs preservation (lower right is better)",
+    xlabel="selectivity for 3 (spread units)",
+    ylabel="density",
+    title=f"seed {s0}: closed neurons prefer 3s",
 )
-ax.legend(fontsize=7, loc="center left")
+ax.legend(fontsize=8)
 ax = axes[1]
-closed = [int((m == 0).sum()) for m in mask.masks]
-ax.bar(["hidden layer 1", "hidden layer 2"], closed, color=plotting.PALETTE[0])
+order = np.argsort(-sel0[closed0])
+rows_c = act0[closed0][order]
+norm = (rows_c - rows_c.mean(1, keepdims=True)) / (rows_c.std(1, keepdims=True) + 1e-8)
+im = ax.imshow(norm, aspect="auto", cmap="RdBu_r", vmin=-3, vmax=3)
+ax.grid(False)
 ax.set(
-    ylabel=f"masked neurons (of {CONFIG['hidden']})",
-    title=f"Masked: {100 * mask.sparsity:.1f} % of the hidden neurons",
+    xticks=range(10),
+    xlabel="generated class",
+    ylabel="closed neuron (by selectivity)",
+    title="mean activation per class, standardised",
 )
+fig.colorbar(im, ax=ax, label="z-score across classes")
 plotting.panel_labels(axes)
-fig.suptitle("End-to-end masking erases with few neurons; fine-tuning erases more")
+fig.suptitle("The mask closes neurons that fire for 3s more than for other digits")
 plt.show()
 
 # %% [markdown]
-# **What to see.** (a) Moving down means more erasure, moving right better preservation. The
-# end-to-end mask lowers the 3-rate far more than the step-wise loss at every $\beta$, and far
-# more than a random mask with as many zeros, which mostly hurts everything a little. Larger
-# $\beta$ protects the other classes and erases less. Fine-tuning all weights with the same loss
-# erases more at the same preservation: in this miniature masking is **not** the stronger eraser
-# (the paper argues for it on robustness, the next notebook's subject). (b) Only a few percent
-# of the neurons are closed.
+# **What to see.** (a) The open neurons' selectivity for 3 centres near zero; the neurons the
+# end-to-end mask closes sit to the right: on average they fire more for 3s than for the other
+# classes. (b) The more selective half of the closed neurons is most active in column 3; the
+# others are not 3-neurons in this sense (closing them still moves the 3s towards the
+# unconditional output, which is all the loss asks).
 
 # %% [markdown]
 # ## Claim check
 #
-# At the middle $\beta$: the end-to-end mask lowers the 3-rate by at least 0.3 while the other
-# classes lose at most 0.10, with at most 10 % of the neurons masked; at every $\beta$ the
-# end-to-end mask's 3-rate is at least 0.1 below the step-wise loss's; and a random mask of the
-# same size lowers it by far less.
+# Over three seeds (each its own generator), scored by the independent judge: the end-to-end
+# mask at $\beta = 1$ lowers the class-3 rate by at least 0.3 (a random mask of the same size
+# does not), while the other classes lose at most 0.10 (with the preservation term almost off,
+# $\beta = 0.1$, they lose more); end to end against step-wise at matched preservation (own
+# sparsity) and at matched sparsity; masking against fine-tuning; and the closed neurons'
+# selectivity against open ones (a random set of neurons as the control).
 
 # %%
-t_mask = table[table.method == "mask"].set_index("beta")
-t_step = table[table.method == "stepwise"].set_index("beta")
-mid = t_mask.loc[CONFIG["beta"]]
-drop_target = original["target_rate"] - mid.target_rate
-drop_other = original["preservation"] - mid.preservation
-assert mid.sparsity <= 0.10, mid.sparsity
-assert rep_rnd["target_rate"] - mid.target_rate >= 0.2, rep_rnd["target_rate"]
+rnd_rate = pick.loc["random mask"].ind_target_rate.to_numpy()
+low_beta = table[(table.method == "mask") & (table.beta == min(CONFIG["betas"]))]
+low_beta_pres = low_beta.sort_values("seed").ind_preservation.to_numpy()
+ft_rate = pick.loc["finetune"].ind_target_rate.to_numpy()
+assert np.all(pick.loc["mask"].sparsity.to_numpy() <= 0.10), pick.loc["mask"].sparsity
+assert np.all(np.isfinite(np.r_[e2e_m, step_m, e2e_n, step_n])), comparison
 runtime_s = time.perf_counter() - t_start
 claim(
     "concept-erasure/2_erasure/mask_erases_target",
-    f"Masking {100 * mid.sparsity:.1f} % of the neurons, trained end to end, lowers the rate of "
-    "the erased class by at least 0.3; a random mask of the same size does not",
+    f"Masking {100 * pick.loc['mask'].sparsity.mean():.1f} % of the neurons, trained end to end, "
+    "lowers the rate of the erased class by at least 0.3; a random mask of the same size does not",
     paper="concepts erased in FLUX by masking a small share of neurons",
-    value=drop_target,
+    value=orig_rate - head_rate,
     check=greater(0.3),
-    control=("random mask, same size", original["target_rate"] - rep_rnd["target_rate"]),
-    verdict="illustrated",
-    caveat=f"the erasure is clear but incomplete: {mid.target_rate:.2f} of the 3s remain",
-    numbers={"class-3 rate before": original["target_rate"], "after": mid.target_rate},
+    control=("random mask, same size", orig_rate - rnd_rate),
+    verdict="partly",
+    caveat=f"the erasure is clear but incomplete: {head_rate.mean():.2f} of the 3s remain "
+    "(independent judge)",
+    numbers={
+        "class-3 rate before": orig_rate,
+        "after": head_rate,
+        "attacked judge after": pick.loc["mask"].target_rate.to_numpy(),
+        "class-3 FD before": pick.loc["original"].fd_target.to_numpy(),
+        "after ": pick.loc["mask"].fd_target.to_numpy(),
+    },
     fmt=".2f",
 )
 claim(
     "concept-erasure/2_erasure/others_kept",
     "The other classes' rates drop by at most 0.10 under the mask",
     paper="image quality (FID, CLIP score) kept",
-    value=drop_other,
+    value=orig_pres - head_pres,
     check=less(0.10),
-    verdict="illustrated",
-    numbers={"other classes before": original["preservation"], "after": mid.preservation},
+    control=("preservation term almost off (beta = 0.1)", orig_pres - low_beta_pres),
+    verdict="partly",
+    caveat="the judges still recognise the other digits, but their Fréchet distance to the real "
+    f"digits rises from {pick.loc['original'].fd_others.mean():.2f} to "
+    f"{pick.loc['mask'].fd_others.mean():.2f} (a random mask: "
+    f"{pick.loc['random mask'].fd_others.mean():.2f})",
+    numbers={"other classes before": orig_pres, "after": head_pres},
     fmt=".3f",
 )
 claim(
     "concept-erasure/2_erasure/end_to_end_beats_stepwise",
-    "At every sparsity weight beta, the end-to-end mask erases more (by at least 0.1) than a "
-    "mask trained with a per-step loss",
+    "At matched preservation, the end-to-end mask erases more (class-3 rate lower by at least "
+    "0.1) than a mask trained with the step-wise loss at all K steps, each binarised at lambda > 0",
     paper="the tractable end-to-end loss is needed (backpropagation through all steps)",
-    value=(t_step.target_rate - t_mask.target_rate).to_numpy(),
+    value=step_m - e2e_m,
     check=greater(0.1),
-    verdict="illustrated",
-    caveat="the step-wise mask leaves the class-3 rate near its original value, so this may "
-    "show an under-powered baseline rather than a better method",
-    over="values of beta",
+    control=("the same comparison at the same number of masked neurons", step_n - e2e_n),
+    verdict="partly",
+    caveat="only at each method's own threshold: there the step-wise gates close fewer neurons "
+    f"({100 * np.mean(sp_m['stepwise']):.1f} % against {100 * np.mean(sp_m['mask']):.1f} %); "
+    "at the same number of neurons the gap vanishes (next claim)",
+    numbers={"end to end": e2e_m, "step-wise": step_m},
+    fmt=".2f",
+)
+claim(
+    "concept-erasure/2_erasure/end_to_end_beats_stepwise_same_sparsity",
+    "At the same number of masked neurons and matched preservation, the end-to-end mask erases "
+    "more (class-3 rate lower by at least 0.1) than the step-wise one",
+    paper="the tractable end-to-end loss is needed (backpropagation through all steps)",
+    value=step_n - e2e_n,
+    check=greater(0.1),
+    verdict="not reproduced",
+    caveat=f"at the same sparsity the step-wise gates erase as much ({step_n.mean():.2f} of the "
+    f"3s remain against {e2e_n.mean():.2f}): in an 8-step sampler of a small MLP, which neurons "
+    "to close is learnt as well without backpropagating through the sampler",
+    numbers={"end to end": e2e_n, "step-wise": step_n},
     fmt=".2f",
 )
 claim(
     "concept-erasure/2_erasure/mask_beats_finetuning",
     "Masking erases at least as much as fine-tuning the weights with the same loss",
     paper="masks are the better, more robust edit than fine-tuning",
-    value=mid.target_rate,
-    check=less(rep_ft["target_rate"], label="fine-tuning's class-3 rate"),
+    value=head_rate,
+    check=less(ft_rate, label="fine-tuning's class-3 rate"),
     verdict="not reproduced",
-    caveat=f"fine-tuning erases more here ({rep_ft['target_rate']:.2f} of the 3s remain vs "
-    f"{mid.target_rate:.2f}) and keeps the others ({rep_ft['preservation']:.3f}); at this "
-    "size the full weights are an easy edit",
+    caveat=f"fine-tuning erases more here ({ft_rate.mean():.2f} of the 3s remain vs "
+    f"{head_rate.mean():.2f}) and keeps the others "
+    f"({pick.loc['finetune'].ind_preservation.mean():.3f}); at this size the full weights are an "
+    "easy edit",
     fmt=".2f",
 )
-glue("orig_target", original["target_rate"])
-glue("orig_other", original["preservation"])
-glue("mask_target", float(mid.target_rate))
-glue("mask_other", float(mid.preservation))
-glue("mask_sparsity_pct", float(100 * mid.sparsity))
-glue("step_target", float(t_step.loc[CONFIG["beta"]].target_rate))
-glue("ft_target", rep_ft["target_rate"])
-glue("ft_other", rep_ft["preservation"])
-glue("rnd_target", rep_rnd["target_rate"])
+claim(
+    "concept-erasure/2_erasure/closed_neurons_selective",
+    "The neurons the end-to-end mask closes are selective for the erased class: their mean "
+    "selectivity for 3 exceeds that of the open neurons by at least 0.5 (spread units)",
+    paper="a minimal mask cuts the concept, not the generator (no selectivity number in the paper)",
+    value=(selectivity.closed - selectivity.open).to_numpy(),
+    check=greater(0.5),
+    control=("random neurons, as many", (selectivity.random - selectivity.open).to_numpy()),
+    verdict="reproduced",
+    fmt=".2f",
+)
+glue("orig_target", float(orig_rate.mean()))
+glue("orig_other", float(orig_pres.mean()))
+glue("mask_target", float(head_rate.mean()))
+glue("mask_other", float(head_pres.mean()))
+glue("mask_sparsity_pct", float(100 * pick.loc["mask"].sparsity.mean()))
+glue("step_sparsity_pct", float(100 * np.mean(sp_m["stepwise"])))
+glue("e2e_sparsity_pct", float(100 * np.mean(sp_m["mask"])))
+glue("e2e_matched", float(e2e_m.mean()))
+glue("step_matched", float(step_m.mean()))
+glue("e2e_same_n", float(e2e_n.mean()))
+glue("step_same_n", float(step_n.mean()))
+glue("ft_target", float(ft_rate.mean()))
+glue("rnd_target", float(rnd_rate.mean()))
+glue("lr_mask", best_lr["mask"])
+glue("lr_step", best_lr["stepwise"])
 glue("runtime_s", runtime_s)

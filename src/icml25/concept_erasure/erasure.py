@@ -1,19 +1,24 @@
 """Concept erasure by neuron masking, trained end to end through the sampler.
 
-Objective (the paper's, in class-conditional miniature): with shared noise z and the frozen
-original generator G₀,
+Objective (the official ``scripts/train.py`` loss, in class-conditional miniature): with noise z
+shared between the edited generator G_m and the frozen original G₀,
 
     L = E_z ‖G_m(z, target) − G₀(z, anchor)‖² + β · E_{z, c′≠target} ‖G_m(z, c′) − G₀(z, c′)‖²
-        + λ_L0 · (expected fraction of open gates),
+        (+ λ_L0 · expected fraction of open gates, off by default: not in the official loss),
 
 where G_m is the K-step Euler sampler with neuron masks m on the two hidden layers and
 ``anchor`` is the concept-free "prompt" (by default the unconditional token). Methods:
 
 * ``"mask"``: hard-concrete gates (Louizos et al. 2018; temperature 0.83, stretch (−0.1, 1.1),
-  logits initialised at 3, i.e. almost all open), end-to-end loss through all K steps;
+  logits λ initialised at 3, i.e. almost all open), end-to-end loss through all K steps;
 * ``"finetune"``: the same end-to-end loss on all weights of a copy of the model;
-* ``"stepwise"``: gates trained with a per-step loss (match the velocity v_m(x_k, t_k, target) to
-  v₀(x_k, t_k, anchor) on states of the original trajectory) — no backprop through the sampler.
+* ``"stepwise"``: gates trained with a per-step loss at **all K steps** of every iteration,
+  Σ_k ‖v_m(x_k, t_k, c) − v₀(x_k, t_k, ref)‖² on the edited sampler's own states x_k (detached,
+  as in ESD): the same targets as end to end, without backpropagation through the sampler.
+
+As in the official code the optimiser is AdamW (weight decay 0.01) with a 10-step linear warm-up,
+and by default the same noise (and the same preservation classes) is used at every iteration
+(``fixed_noise=True``; the official code re-seeds its generator before every step).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from icml25.common.checks import (
 from icml25.concept_erasure.model import DIM, N_CLASSES, NULL, VelocityMLP, euler_sample
 
 METHODS: tuple[str, ...] = ("mask", "finetune", "stepwise")
+WARMUP = 10  # linear learning-rate warm-up steps (official: lr_scheduler.warmup_steps = 10)
 
 
 class HardConcreteGate(nn.Module):
@@ -85,9 +91,10 @@ class HardConcreteGate(nn.Module):
 class ErasureResult:
     """Outcome of :func:`erase_concept`.
 
-    ``masks``: binary masks [m₁, m₂] (None for fine-tuning); ``model``: the generator to sample
-    from (the original for mask methods, the fine-tuned copy otherwise); ``history``: loss per
-    iteration; ``sparsity``: fraction of hidden neurons masked (0 for fine-tuning).
+    ``masks``: binary masks [m₁, m₂] (λ > 0; None for fine-tuning); ``logits``: the learned gate
+    logits [λ₁, λ₂] (None for fine-tuning); ``model``: the generator to sample from (the original
+    for mask methods, the fine-tuned copy otherwise); ``history``: loss per iteration;
+    ``sparsity``: fraction of hidden neurons masked (0 for fine-tuning).
     """
 
     method: str
@@ -95,6 +102,7 @@ class ErasureResult:
     model: VelocityMLP
     history: list[float] = field(default_factory=list)
     sparsity: float = 0.0
+    logits: list[torch.Tensor] | None = None
 
 
 def erase_concept(
@@ -103,13 +111,14 @@ def erase_concept(
     anchor: int | None = None,
     method: str = "mask",
     n_steps: int = 8,
-    iters: int = 300,
-    beta_preserve: float = 2.0,
+    iters: int = 200,
+    beta_preserve: float = 1.0,
     seed: int = 0,
-    l0_weight: float = 0.01,
+    l0_weight: float = 0.0,
     lr: float | None = None,
     batch: int = 64,
     checkpoint: bool = False,
+    fixed_noise: bool = True,
 ) -> ErasureResult:
     """Erase class ``target`` from the generator (see the module docstring for the loss).
 
@@ -122,9 +131,11 @@ def erase_concept(
         iters: optimisation steps; ``batch`` noises for the target and for other classes each.
         beta_preserve: β, weight of the preservation term.
         seed: seed of the noise, the gates and the classes drawn for preservation.
-        l0_weight: weight of the L0 term (mask methods).
-        lr: learning rate (default 0.1 for gates, 1e-3 for fine-tuning).
+        l0_weight: weight of an L0 term on the gates (0: the official loss has none).
+        lr: AdamW learning rate (default 0.5 for gates, as in the official config; 1e-3 for
+            fine-tuning).
         checkpoint: recompute each sampler step in the backward pass (same gradients).
+        fixed_noise: the same noises and preservation classes at every iteration (official).
     """
     check_instance("model", model, VelocityMLP)
     target = check_int("target", target, 0, N_CLASSES - 1)
@@ -132,74 +143,104 @@ def erase_concept(
     if anchor == target:
         raise ValueError("anchor must differ from target")
     method = check_choice("method", method, METHODS)
-    n_steps = check_int("n_steps", n_steps)
-    iters = check_int("iters", iters)
+    n_steps, iters = check_int("n_steps", n_steps), check_int("iters", iters)
     beta_preserve = check_positive("beta_preserve", beta_preserve)
     seed = check_seed("seed", seed)
     l0_weight = check_real("l0_weight", l0_weight, 0.0)
     if lr is not None:
         check_positive("lr", lr)
     batch = check_int("batch", batch)
+    checkpoint = check_instance("checkpoint", checkpoint, bool)
+    fixed_noise = check_instance("fixed_noise", fixed_noise, bool)
     g = torch.Generator().manual_seed(seed)
     others = torch.tensor([c for c in range(N_CLASSES) if c != target])
-    hidden = model.hidden
-    gates = [HardConcreteGate(hidden), HardConcreteGate(hidden)]
+    gates = [HardConcreteGate(model.hidden), HardConcreteGate(model.hidden)]
     if method == "finetune":
-        edited = copy.deepcopy(model)
-        for p in edited.parameters():
-            p.requires_grad_(True)
-        params = list(edited.parameters())
-        lr = 1e-3 if lr is None else lr
+        edited = copy.deepcopy(model).requires_grad_(True)
+        params, lr = list(edited.parameters()), 1e-3 if lr is None else lr
     else:
-        edited = model
-        params = [gate.logits for gate in gates]
-        lr = 0.1 if lr is None else lr
-    opt = torch.optim.Adam(params, lr=check_positive("lr", lr))
+        edited, params, lr = model, [gate.logits for gate in gates], 0.5 if lr is None else lr
+    opt = torch.optim.AdamW(params, lr=lr)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: min(1.0, (i + 1) / WARMUP))
+    # rows 0..B-1 ask for the target (reference: the anchor), rows B..2B-1 for other classes
+    weight = torch.cat([torch.ones(batch), torch.full((batch,), beta_preserve)]) / batch
+
+    def draw():
+        z = torch.randn(2 * batch, DIM, generator=g)
+        c2 = others[torch.randint(0, len(others), (batch,), generator=g)]
+        c = torch.cat([torch.full((batch,), target), c2])
+        ref_c = torch.cat([torch.full((batch,), anchor), c2])
+        return z, c, ref_c
+
+    z, c, ref_c = draw()
+    ref = None
     history: list[float] = []
     for _ in range(iters):
-        z = torch.randn(batch, DIM, generator=g)
-        z2 = torch.randn(batch, DIM, generator=g)
-        c2 = others[torch.randint(0, len(others), (batch,), generator=g)]
+        if not fixed_noise and history:
+            z, c, ref_c = draw()
+            ref = None
         masks = None if method == "finetune" else [gate.sample(g) for gate in gates]
         if method == "stepwise":
-            loss = _stepwise_loss(
-                model, z, z2, target, anchor, c2, masks, n_steps, beta_preserve, g
-            )
+            per_row = _stepwise_error(model, z, c, ref_c, masks, n_steps)
         else:
-            with torch.no_grad():
-                ref_t = euler_sample(model, z, anchor, n_steps)
-                ref_o = euler_sample(model, z2, c2, n_steps)
-            x_t = euler_sample(edited, z, target, n_steps, masks, checkpoint=checkpoint)
-            x_o = euler_sample(edited, z2, c2, n_steps, masks, checkpoint=checkpoint)
-            loss = ((x_t - ref_t) ** 2).mean() + beta_preserve * ((x_o - ref_o) ** 2).mean()
-        if method != "finetune":
+            if ref is None:
+                with torch.no_grad():
+                    ref = euler_sample(model, z, ref_c, n_steps)
+            per_row = _end_to_end_error(edited, z, c, ref, masks, n_steps, checkpoint)
+        loss = (weight * per_row).sum()
+        if l0_weight > 0 and method != "finetune":
             loss = loss + l0_weight * sum(gate.l0_penalty() for gate in gates)
         opt.zero_grad()
         loss.backward()
         opt.step()
+        sched.step()
         history.append(loss.item())
     if method == "finetune":
-        edited.eval()
-        for p in edited.parameters():
-            p.requires_grad_(False)
+        edited.eval().requires_grad_(False)
         return ErasureResult(method, None, edited, history, 0.0)
     final = [gate.binary() for gate in gates]
+    logits = [gate.logits.detach().clone() for gate in gates]
     sparsity = float(1 - torch.cat(final).mean())
-    return ErasureResult(method, final, model, history, sparsity)
+    return ErasureResult(method, final, model, history, sparsity, logits)
 
 
-def _stepwise_loss(model, z, z2, target, anchor, c2, masks, n_steps, beta, g):
-    """Per-step velocity matching on states of the original trajectories (no sampler backprop)."""
-    k = int(torch.randint(0, n_steps, (1,), generator=g))
+def _end_to_end_error(edited, z, c, ref, masks, n_steps, checkpoint=False):
+    """Per-row ‖G_m(z, c) − G₀(z, ref_c)‖²/64, shape (B,), with ``ref`` = G₀(z, ref_c) (B, 64)
+    precomputed: the gradient flows back through all K steps of the edited sampler."""
+    x = euler_sample(edited, z, c, n_steps, masks, checkpoint=checkpoint)
+    return ((x - ref) ** 2).mean(dim=1)
+
+
+def _stepwise_error(model, z, c, ref_c, masks, n_steps):
+    """Per-row mean over the K steps of ‖v_m(x_k, t_k, c) − v₀(x_k, t_k, ref_c)‖²/64, shape (B,).
+
+    The states x_k are the edited sampler's own (x₀ = z, x_{k+1} = x_k + v_m/K), without grad:
+    every step is trained, but no gradient flows from one step to the next."""
+    b = z.shape[0]
     with torch.no_grad():
-        x_t = euler_sample(model, z, target, k) if k else z
-        x_o = euler_sample(model, z2, c2, k) if k else z2
-        t = torch.full((z.shape[0],), k / n_steps)
-        v_ref_t = model(x_t, t, torch.full_like(c2, anchor))
-        v_ref_o = model(x_o, t, c2)
-    v_t = model(x_t, t, torch.full_like(c2, target), masks)
-    v_o = model(x_o, t, c2, masks)
-    return ((v_t - v_ref_t) ** 2).mean() + beta * ((v_o - v_ref_o) ** 2).mean()
+        xs = [z]
+        for k in range(n_steps - 1):
+            t = torch.full((b,), k / n_steps)
+            xs.append(xs[-1] + model(xs[-1], t, c, masks) / n_steps)
+        x_all = torch.cat(xs)
+        t_all = torch.arange(n_steps).repeat_interleave(b).float() / n_steps
+        v_ref = model(x_all, t_all, ref_c.repeat(n_steps))
+    v = model(x_all, t_all, c.repeat(n_steps), masks)
+    return ((v - v_ref) ** 2).mean(dim=1).reshape(n_steps, b).mean(dim=0)
+
+
+def masks_at_sparsity(logits: list[torch.Tensor], n_closed: int) -> list[torch.Tensor]:
+    """Binary masks that close the ``n_closed`` neurons with the lowest logits λ over both layers
+    (the official ``binarize(scope="global", ratio)``, counted in neurons)."""
+    if isinstance(logits, torch.Tensor) or not isinstance(logits, (list, tuple)) or not logits:
+        raise TypeError(f"logits must be a list of logit tensors, got {type(logits).__name__}")
+    for lg in logits:
+        check_instance("logits", lg, torch.Tensor)
+    flat = torch.cat([lg.reshape(-1) for lg in logits])
+    n_closed = check_int("n_closed", n_closed, 0, flat.numel())
+    keep = torch.ones_like(flat)
+    keep[torch.argsort(flat, stable=True)[:n_closed]] = 0
+    return list(keep.split([lg.numel() for lg in logits]))
 
 
 def random_masks(masks: list[torch.Tensor], seed: int = 0) -> list[torch.Tensor]:
