@@ -317,18 +317,18 @@ ax.set(
     xlabel="epoch",
     ylabel=r"mean $\sigma_y$",
     ylim=(0, 1.05),
-    title=r"$\beta$ moves only the target noise",
+    title=r"$\beta$ moves the target noise",
 )
 ax.legend(fontsize=7)
 plotting.panel_labels(axes)
 plt.show()
 
 # %% [markdown]
-# **What to see.** (a) The error moves by a few units with $\beta$ (a larger weight is a little
-# better on this seed, which keeps more noise in the model), the annealing schedule changes
-# nothing, and every setting stays far above the model without the bottleneck, $\beta = 0$
-# included: what costs accuracy is the stochastic architecture (noise heads, sampled noise
-# and a second pass through the encoder), not the KL terms. (b) What $\beta$ visibly changes
+# **What to see.** (a) The error moves by a couple of units with $\beta$ (the largest weight is
+# a little better on this one seed), the annealing schedule changes nothing, and every setting
+# stays far above the model without the bottleneck, $\beta = 0$ included: what costs accuracy
+# is the stochastic architecture (noise heads, sampled noise and a second pass through the
+# encoder), not the KL terms. (b) What $\beta$ visibly changes
 # is the target noise: without the KL term $\sigma_y$ shrinks, with it $\sigma_y$ stays near 1.
 
 # %% [markdown]
