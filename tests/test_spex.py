@@ -205,3 +205,19 @@ def test_input_ranking_flattens_in_order():
 
     assert input_ranking([(3, 7), (1,), (7, 2)]) == [(3,), (7,), (1,), (2,)]
     assert input_ranking([]) == []
+
+
+def test_attention_classifier_shapes_and_mask_check():
+    import torch
+
+    from icml25.spex.text import AttentionClassifier, masked_value_fn
+
+    torch.manual_seed(0)
+    model = AttentionClassifier(d=8, heads=2, max_len=16).eval()
+    assert model(torch.zeros((3, 10), dtype=torch.long)).shape == (3,)
+    with pytest.raises(ValueError, match="max_len"):
+        model(torch.zeros((1, 17), dtype=torch.long))
+    f = masked_value_fn(model, np.arange(3, 13))
+    assert f(np.ones((4, 10), np.int8)).shape == (4,)
+    with pytest.raises(ValueError, match="0 and 1"):
+        f(np.full((2, 10), 2))
