@@ -56,6 +56,7 @@ def _insdel():
         "wavelet": "haar",
         "level": 2,
         "ndim": 2,
+        "spacing": "log",
     }
 
 
@@ -136,6 +137,7 @@ SPECS: dict[str, Spec] = {
             "target": BAD_TARGET,
             "attr": st.one_of(BAD_LIST, st.just(X)),
             "domain": bad_choice(("wavelet", "pixel")),
+            "spacing": bad_choice(("linear", "log")),
             "steps": st.one_of(bad_int(1), st.just(65), st.just(10**6)),
             "wavelet": bad_choice(("haar",)),
             "level": st.one_of(bad_int(1), st.just(4)),

@@ -103,6 +103,11 @@ def test_insertion_deletion_shapes_and_ordering():
         ]
     }
     assert faith["ideal"] > faith["random"] + 0.05 > faith["reversed"] + 0.1, faith
+    log = insertion_deletion(model, x, 0, good, steps=8, level=2, spacing="log")
+    f = log["fractions"]
+    assert f[0] == 0.0 and f[-1] == 1.0 and np.all(np.diff(f) > 0) and f[1] == 1 / 256
+    assert len(log["insertion"]) == len(f)
+    assert log["faithfulness"] > rnd["faithfulness"] + 0.05
 
 
 def test_official_variant_is_the_normalised_gradient_layout():

@@ -205,10 +205,10 @@ volumes.round(3)
 fig, axes = plt.subplots(1, 4, figsize=(12, 3.4), gridspec_kw={"width_ratios": [1, 1.2, 1, 1]})
 mid = int(np.argmax(xv0[0, 0].sum((1, 2))))
 axes[0].imshow(xv0[0, 0, mid], cmap="gray_r")
-axes[0].set_title(f"middle slice (class {yv0})")
+axes[0].set_title(f"densest slice (class {yv0})", fontsize=9)
 im = axes[1].imshow(attr_v[0].abs()[0, 0, mid // 4], cmap="magma")
 fig.colorbar(im, ax=axes[1], shrink=0.8, label="|WAM-IG|")
-axes[1].set_title("approximation, same slice")
+axes[1].set_title("approximation, same slice", fontsize=9)
 for ax in axes[:2]:
     ax.set_xticks([])
     ax.set_yticks([])
@@ -217,29 +217,31 @@ for ax, share, title in (
     (axes[3], share_a, "audio (J = 3)"),
 ):
     ax.bar(list(share), list(share.values()), color=plotting.PALETTE[0])
-    ax.set(ylim=(0, 1), title=f"share of |WAM-IG|: {title}")
+    ax.set(ylim=(0, 1))
+    ax.set_title(f"share of |WAM-IG|: {title}", fontsize=9)
     ax.tick_params(axis="x", rotation=30)
 plotting.panel_labels(axes)
 fig.suptitle("The same method reads shape off volumes and transients off audio (first seed)")
 plt.show()
 
 # %% [markdown]
-# **What to see.** (b) The volume's attribution sits over the object. (c) For the volumes most
-# of the mass is in the detail levels: telling a ball from a cube is a matter of edges and
-# corners, not of the blurred blob the approximation holds (our planted "coarse shape" turned
-# out to be decided at the outline). (d) For audio the approximation holds the tone's energy
-# while the finest level holds the clicks (panel b of the audio figure). The two histograms
-# have different numbers of levels, so they sit on separate axes.
+# **What to see.** (b) The volume's attribution sits over the object. (c) For the volumes the
+# largest bar is level 1, but level 1 holds 7/8 of a 3-D transform's coefficients, so that bar
+# is *below* a random ranking's share; per coefficient, the mass concentrates in the
+# approximation (which holds 1/64 of them) and level 2: the blurred object and its outline, not
+# the finest voxels. (d) For audio the approximation holds the tone's energy while the finest
+# level holds the clicks (panel b of the audio figure). The two histograms have different
+# numbers of levels, so they sit on separate axes.
 
 # %% [markdown]
 # ## Claim check
 #
 # Both tasks are learnt in every seed (accuracy ≥ 0.9). Each "where" statistic is compared
 # with the same statistic for the two model-free rankings of the same inputs: the clicks'
-# fine-scale mass ratio must be larger for WAM than for |z| in every seed (a click is also where
-# the signal's energy is), and the random ranking is the control; the same for the volumes'
-# mass over the object. Keeping 5 % of the coefficients by |WAM| must preserve the decision
-# for at least 90 % of the clips in every seed; keeping 5 % by |z| is the control.
+# fine-scale mass ratio must be at least twice |z|'s in every seed (a click is also where the
+# signal's energy is), and the random ranking is the control; the volumes' mass over the object
+# at least 1.5 times |z|'s. Keeping 5 % of the coefficients by |WAM| must preserve the class-1
+# decision for at least 90 % of the click clips in every seed; keeping 5 % by |z| is the control.
 
 # %%
 assert (audio.accuracy >= 0.9).all() and (volumes.accuracy >= 0.9).all(), (audio, volumes)
@@ -249,21 +251,28 @@ claim(
     "wam/3_audio_volumes/clicks_get_fine_mass",
     "On audio, the fine-scale WAM concentrates on the planted clicks more than the signal's own "
     "wavelet energy does: the clicks' share of the level-1 mass over their share of its "
-    "coefficients is larger for WAM than for |z|, in every seed; a random ranking's is not",
-    paper="WAM explains audio (faithfulness WAM-SG 0.197; pixel-domain IG 0.264 is best there)",
-    value=audio["click ratio, WAM-IG"].to_numpy(),
-    check=greater(audio["click ratio, |z|"].to_numpy(), label="the |z| ratio"),
-    control=("random ranking", audio["click ratio, random"].to_numpy()),
+    "coefficients is at least twice |z|'s, in every seed; a random ranking's is not",
+    paper="qualitative: WAM shows where in time the evidence lies (no audio faithfulness is "
+    "run here; in the paper's Table 1 pixel-domain IG, 0.264, beats WAM-SG, 0.197, on audio)",
+    value=(audio["click ratio, WAM-IG"] / audio["click ratio, |z|"]).to_numpy(),
+    check=greater(2.0),
+    control=(
+        "random ranking",
+        (audio["click ratio, random"] / audio["click ratio, |z|"]).to_numpy(),
+    ),
     verdict="reproduced",
-    numbers={"|z| ratio": audio["click ratio, |z|"].mean()},
+    numbers={
+        "WAM ratio": audio["click ratio, WAM-IG"].mean(),
+        "|z| ratio": audio["click ratio, |z|"].mean(),
+    },
     fmt=".2f",
     seeds=len(CONFIG["seeds"]),
 )
 claim(
     "wam/3_audio_volumes/top_coefficients_keep_decisions",
     f"Keeping only the top {CONFIG['keep']:.0%} of wavelet coefficients by |WAM| keeps at least "
-    "90 % of the audio classifier's decisions, in every seed; keeping as many by the signal's "
-    "own energy (|z|) does not",
+    "90 % of the audio classifier's class-1 (click) decisions, in every seed; keeping as many "
+    "by the signal's own energy (|z|) does not",
     paper="qualitative (audio)",
     value=audio["kept, WAM-IG"].to_numpy(),
     check=greater(0.9),
@@ -276,15 +285,21 @@ claim(
 claim(
     "wam/3_audio_volumes/volume_mass_on_object",
     "In 3-D volumes, the share of WAM's mass on the coefficients over the object, relative to "
-    "their share of the coefficients, is larger than for the volume's own wavelet energy (|z|), "
-    "in every seed; a random ranking's is not",
+    "their share of the coefficients, is at least 1.5 times the volume's own wavelet energy's "
+    "(|z|), in every seed; a random ranking's is not",
     paper="volume faithfulness WAM-IG 0.098 vs at most 0.009 for the others",
-    value=volumes["object ratio, WAM-IG"].to_numpy(),
-    check=greater(volumes["object ratio, |z|"].to_numpy(), label="the |z| ratio"),
-    control=("random ranking", volumes["object ratio, random"].to_numpy()),
+    value=(volumes["object ratio, WAM-IG"] / volumes["object ratio, |z|"]).to_numpy(),
+    check=greater(1.5),
+    control=(
+        "random ranking",
+        (volumes["object ratio, random"] / volumes["object ratio, |z|"]).to_numpy(),
+    ),
     verdict="partly",
     caveat="'where' is shown over seeds; no volume faithfulness comparison is run here",
-    numbers={"|z| ratio": volumes["object ratio, |z|"].mean()},
+    numbers={
+        "WAM ratio": volumes["object ratio, WAM-IG"].mean(),
+        "|z| ratio": volumes["object ratio, |z|"].mean(),
+    },
     fmt=".2f",
     seeds=len(CONFIG["seeds"]),
 )
