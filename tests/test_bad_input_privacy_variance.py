@@ -65,6 +65,7 @@ SPECS: dict[str, Spec] = {
             "length": 8,
             "vocab": 14,
             "n_test": 8,
+            "insert": False,
         },
         {
             "n_records": st.one_of(bad_int(2), st.just(6)),
@@ -75,6 +76,7 @@ SPECS: dict[str, Spec] = {
             "length": bad_int(6),
             "vocab": bad_int(12),
             "n_test": bad_int(1),
+            "insert": st.sampled_from([1, 0, "yes", None]),
         },
     ),
     f"{P}.ContextLM": Spec(
@@ -108,6 +110,7 @@ SPECS: dict[str, Spec] = {
             "seed": 0,
             "momentum": 0.9,
             "sigma": None,
+            "norm_every": None,
         },
         {
             "corpus": BAD_CORPUS,
@@ -120,6 +123,7 @@ SPECS: dict[str, Spec] = {
             "seed": bad_seed(),
             "momentum": bad_real(0.0),
             "sigma": not_none(bad_positive()),
+            "norm_every": not_none(bad_int(1)),
         },
     ),  # not finite: eps_spent is inf without privacy
     f"{P}.per_sample_grad_norms": Spec(
@@ -135,15 +139,53 @@ SPECS: dict[str, Spec] = {
     ),
     f"{P}.exposure": Spec(
         pv.exposure,
-        lambda: {"model": _model(), "prefix": CORPUS.prefix, "secrets": CORPUS.secrets},
+        lambda: {"model": _model(), "prefixes": CORPUS.prefixes, "secrets": CORPUS.secrets},
         {
             "model": not_a(),
-            "prefix": bad_index_array(CORPUS.prefix, CORPUS.vocab),
+            "prefixes": st.one_of(
+                bad_index_array(CORPUS.prefixes, CORPUS.vocab), st.just(CORPUS.prefixes[:1])
+            ),
             "secrets": st.one_of(
                 bad_index_array(CORPUS.secrets, 10), st.just(CORPUS.secrets[:, :3])
             ),
         },
         finite=True,
+    ),
+    f"{P}.extracted": Spec(
+        pv.extracted,
+        lambda: {"model": _model(), "prefixes": CORPUS.prefixes, "secrets": CORPUS.secrets},
+        {
+            "model": not_a(),
+            "prefixes": st.one_of(
+                bad_index_array(CORPUS.prefixes, CORPUS.vocab), st.just(CORPUS.prefixes[:1])
+            ),
+            "secrets": st.one_of(
+                bad_index_array(CORPUS.secrets, 10), st.just(CORPUS.secrets[:, :3])
+            ),
+        },
+    ),
+    f"{P}.secret_loglik": Spec(
+        pv.secret_loglik,
+        lambda: {"model": _model(), "prefixes": CORPUS.prefixes},
+        {
+            "model": not_a(),
+            "prefixes": st.one_of(
+                bad_index_array(CORPUS.prefixes, CORPUS.vocab), st.just(CORPUS.prefixes[0])
+            ),
+        },
+        finite=True,
+    ),
+    f"{P}.tune_lr": Spec(
+        pv.tune_lr,
+        {"df": DF.assign(test_loss=DF["x"] + DF["lr"])},
+        {
+            "df": st.one_of(
+                not_a(ROWS),
+                st.sampled_from(
+                    [DF, DF.head(0).assign(test_loss=1.0), DF.assign(test_loss=np.nan)]
+                ),
+            )
+        },
     ),
     f"{P}.run_grid": Spec(
         pv.run_grid,
@@ -213,6 +255,7 @@ SPECS: dict[str, Spec] = {
     ),
 }
 
+CONSTANTS = {f"{P}.MAX_EXPOSURE"}
 RESULTS = {f"{P}.Corpus": "returned by make_corpus", f"{P}.TrainResult": "returned by train_dp"}
 
 test_bad_input_is_rejected = bad_input_test(SPECS)

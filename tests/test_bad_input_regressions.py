@@ -192,7 +192,7 @@ def test_out_of_vocabulary_token_ids_are_named_errors():
     with raises(ValueError, "sequences"):
         lm.perplexity(np.array([[1, 20]]))
     model = pv.ContextLM(16)
-    with raises(ValueError, "prefix"):
+    with raises(ValueError, "prefixes"):
         pv.exposure(model, np.array([10, 99]), np.zeros((1, 4), int))
     with raises(ValueError, "secrets"):
         pv.exposure(model, np.array([10, 11]), np.array([[1, 2, 3, 10]]))

@@ -6,13 +6,17 @@ import pytest
 import torch
 
 from icml25.privacy_variance import (
+    MAX_EXPOSURE,
     ContextLM,
     calibrate_sigma,
     config_vs_seed_anova,
     exposure,
+    extracted,
     fit_privacy_regression,
     make_corpus,
+    secret_loglik,
     train_dp,
+    tune_lr,
 )
 
 
@@ -25,12 +29,20 @@ def test_corpus_layout(corpus):
     assert corpus.train.shape == (1024, 12) and corpus.test.shape == (1024, 12)
     assert corpus.secrets.shape == (70, 4) and len(np.unique(corpus.secrets, axis=0)) == 70
     rows = {tuple(r) for r in corpus.train.tolist()}
-    for s, r in zip(corpus.secrets, corpus.reps, strict=True):
-        canary = np.concatenate([corpus.prefix, s])
+    for p, s, r in zip(corpus.prefixes, corpus.secrets, corpus.reps, strict=True):
+        canary = np.concatenate([p, s])
         count = int(np.all(corpus.train == canary, axis=1).sum())
         assert count == r
         assert (tuple(canary) in rows) == (r > 0)
-    assert corpus.prefix.min() >= 10  # letters only, so a secret cannot start early
+    assert corpus.prefixes.min() >= 10  # letters only, so a secret cannot start early
+    # every secret has its own prefix, distinct in the last 4 tokens (the LM's context)
+    assert len({tuple(p[-4:]) for p in corpus.prefixes.tolist()}) == len(corpus.secrets)
+    null = make_corpus(
+        n_records=1024, reps=(1, 16), n_per_rep=10, n_controls=50, seed=0, insert=False
+    )
+    assert np.array_equal(null.secrets, corpus.secrets) and np.array_equal(null.test, corpus.test)
+    for p, s in zip(null.prefixes, null.secrets, strict=True):
+        assert not np.all(null.train == np.concatenate([p, s]), axis=1).any()
 
 
 def test_calibration_matches_opacus_and_a_second_accountant():
@@ -82,12 +94,47 @@ def test_clipping_bounds_every_per_sample_gradient():
 
 
 def test_exposure_known_answers(corpus):
+    # a model that puts all its mass on the secret after its prefix: the maximum, log2 10^4
+    p, s = corpus.prefixes[0], corpus.secrets[0]
+    seq = np.concatenate([p, s])
+    target = {tuple(seq[: k + 1].tolist()): int(seq[k + 1]) for k in range(len(p) - 1, 11)}
+
+    class Sharp(torch.nn.Module):
+        vocab = 16
+
+        def forward(self, x):
+            B, L = x.shape
+            out = torch.full((B, L - 1, 16), -30.0)
+            for i in range(B):
+                for t in range(L - 1):
+                    out[i, t, target.get(tuple(x[i, : t + 1].tolist()), 0)] = 0.0
+            return out
+
+    assert exposure(Sharp(), p[None], s[None])[0] == pytest.approx(MAX_EXPOSURE)
+    assert extracted(Sharp(), p[None], s[None])[0]
+    assert MAX_EXPOSURE == pytest.approx(np.log2(1e4))
+    # an untrained model ranks secrets at random: 50 controls average ~ log2(e) = 1.44 bits
     torch.manual_seed(0)
     model = ContextLM(16)
-    # a model that has seen nothing: exposures of 50 controls average ~ log2(e) = 1.44 bits
-    ex = exposure(model, corpus.prefix, corpus.secrets)
-    assert ex.shape == (70,) and ex.max() <= np.log2(1e4) + 1e-9 and ex.min() >= 0
+    ex = exposure(model, corpus.prefixes, corpus.secrets)
+    assert ex.shape == (70,) and ex.max() <= MAX_EXPOSURE + 1e-9 and ex.min() >= 0
     assert 0.8 < ex[corpus.reps == 0].mean() < 2.2
+    assert not extracted(model, corpus.prefixes, corpus.secrets).all()
+
+
+def test_secret_loglik_matches_the_full_sequence_likelihood(corpus):
+    torch.manual_seed(0)
+    model = ContextLM(16)
+    ll = secret_loglik(model, corpus.prefixes[:3])
+    assert ll.shape == (3, 10**4)
+    assert (np.logaddexp.reduce(ll, axis=1) <= 1e-6).all()  # digit strings share mass <= 1
+    for i, code in [(0, 0), (1, 4711), (2, 9999)]:
+        digits = [(code // 10**k) % 10 for k in (3, 2, 1, 0)]
+        seq = torch.tensor(np.concatenate([corpus.prefixes[i], digits]))[None]
+        with torch.no_grad():
+            logp = torch.log_softmax(model(seq), -1)[0]
+        direct = sum(float(logp[len(seq[0]) - 5 + j, digits[j]]) for j in range(4))
+        assert ll[i, code] == pytest.approx(direct, abs=1e-4)
 
 
 def test_memorisation_and_null():
@@ -95,13 +142,38 @@ def test_memorisation_and_null():
 
     c = make_corpus(n_records=2048, reps=(16,), n_per_rep=20, n_controls=50, seed=1)
     res = train_dp(c, 128, 400, 0.5, eps=None, seed=0)
-    ex = exposure(res.model, c.prefix, c.secrets)
+    ex = exposure(res.model, c.prefixes, c.secrets)
     assert ex[c.reps == 16].mean() >= 10  # non-private: repeated canaries memorised
     assert 1.0 <= ex[c.reps == 0].mean() <= 1.9
-    # huge noise: inserted and control secrets are indistinguishable
-    noisy = train_dp(c, 128, 100, 0.5, sigma=50.0, seed=0)
-    ex = exposure(noisy.model, c.prefix, c.secrets)
-    assert mannwhitneyu(ex[c.reps == 16], ex[c.reps == 0]).pvalue > 0.01
+    assert extracted(res.model, c.prefixes[c.reps == 16], c.secrets[c.reps == 16]).mean() > 0.5
+    # the null: the same training on the corpus without the canaries; "inserted" and control
+    # secrets are indistinguishable
+    null = make_corpus(
+        n_records=2048, reps=(16,), n_per_rep=20, n_controls=50, seed=1, insert=False
+    )
+    res0 = train_dp(null, 128, 400, 0.5, eps=None, seed=0)
+    ex0 = exposure(res0.model, null.prefixes, null.secrets)
+    assert mannwhitneyu(ex0[null.reps == 16], ex0[null.reps == 0]).pvalue > 0.01
+
+
+def test_train_dp_takes_eps_or_sigma_and_records_norms(corpus):
+    with pytest.raises(ValueError, match="eps or sigma"):
+        train_dp(corpus, 64, 5, 0.5, eps=4.0, sigma=1.0)
+    res = train_dp(corpus, 64, 6, 0.5, eps=None, sigma=1.0, norm_every=3)
+    assert np.isfinite(res.eps_spent) and res.sigma == 1.0
+    assert sorted(res.grad_norms) == [1, 3, 6]
+    assert all(v.ndim == 1 and (v > 0).all() for v in res.grad_norms.values())
+
+
+def test_tune_lr_picks_the_lowest_loss():
+    df = pd.DataFrame(
+        [
+            {"b": b, "T": 10, "lr": lr, "seed": 0, "test_loss": (lr - b / 64) ** 2}
+            for b in (64, 128)
+            for lr in (0.5, 1.0, 2.0)
+        ]
+    )
+    assert tune_lr(df) == [{"b": 64, "T": 10, "lr": 1.0}, {"b": 128, "T": 10, "lr": 2.0}]
 
 
 def test_dp_training_spends_the_target_epsilon(corpus):
@@ -154,7 +226,7 @@ def test_bad_inputs(corpus):
     with pytest.raises(ValueError, match="delta"):
         train_dp(corpus, 64, 10, 0.5, eps=1.0, delta=0.0)
     with pytest.raises(ValueError, match="secrets"):
-        exposure(ContextLM(16), corpus.prefix, np.zeros((3, 5), int))
+        exposure(ContextLM(16), corpus.prefixes[:3], np.zeros((3, 5), int))
     with pytest.raises(ValueError, match="reps"):
         make_corpus(reps=())
 

@@ -56,9 +56,11 @@ from scipy.stats import mannwhitneyu
 from icml25.common import glue, plotting, setup
 from icml25.common.claims import claim, greater, less
 from icml25.privacy_variance import (
+    MAX_EXPOSURE,
     ContextLM,
     calibrate_sigma,
     exposure,
+    extracted,
     make_corpus,
     per_sample_grad_norms,
     train_dp,
@@ -77,13 +79,19 @@ print(SCALE, CONFIG)
 # ## The corpus and its canaries
 #
 # `make_corpus` draws 4,096 training records of 12 tokens (digits 0-9 and six letters, shown
-# here as a-f) from a sparse random Markov chain. **Canaries** replace some records: a fixed
-# 8-letter prefix followed by a 4-digit secret, 20 secrets inserted once, 20 four times and 20
-# sixteen times. Fifty more secrets are never inserted: the **controls**. With $n$ = 4,096
-# records, $\delta = 1/n$.
+# here as a-f) from a sparse random Markov chain. **Canaries** replace some records: an
+# 8-letter prefix followed by a 4-digit secret, every secret with **its own prefix** (distinct in
+# its last four letters, the model's context), 20 secrets inserted once, 20 four times and 20
+# sixteen times. Fifty more secrets are never inserted: the **controls**. The **null corpus**
+# (`insert=False`) is the same corpus with background records where the canaries were. With
+# $n$ = 4,096 records, $\delta = 1/n$, the official code's default (the paper also uses
+# $n^{-1.1}$).
 
 # %%
 corpus = make_corpus(n_records=4096, reps=(1, 4, 16), n_per_rep=20, n_controls=50, seed=0)
+null_corpus = make_corpus(
+    n_records=4096, reps=(1, 4, 16), n_per_rep=20, n_controls=50, seed=0, insert=False
+)
 n = len(corpus.train)
 DELTA = 1.0 / n
 ALPHABET = "0123456789abcdef"
@@ -94,7 +102,10 @@ def show(row):
 
 
 print("background records:", ", ".join(show(r) for r in corpus.test[:4]))
-print("a canary:          ", show(np.concatenate([corpus.prefix, corpus.secrets[0]])))
+print(
+    "two canaries:      ",
+    *(show(np.concatenate([corpus.prefixes[i], corpus.secrets[i]])) for i in (0, 50)),
+)
 print("canary rows:", int((corpus.reps * 1).sum()), "of", n)
 
 # %% [markdown]
@@ -218,28 +229,39 @@ plt.show()
 #
 # The **exposure** of a secret $s$ is $\log_2 |\mathcal R| - \log_2 \mathrm{rank}(s)$, where the
 # rank orders all $|\mathcal R| = 10^4$ possible 4-digit strings by the model's likelihood after
-# the prefix (`exposure` computes it exactly, in one batched pass). A secret the model has never
-# seen has a uniformly random rank, so its expected exposure is $\log_2 e \approx 1.44$ bits; a
-# secret the model ranks first has the maximum, 13.3 bits. Three models: a non-private one, a
-# DP-SGD one at $\varepsilon$ = 8, and one with enormous noise ($\sigma$ = 50, with a smaller
-# learning rate so that the noise does not blow up the weights).
+# the secret's own prefix (`exposure` computes it exactly, digit by digit). A secret the model
+# has never seen has a uniformly random rank, so its expected exposure is
+# $\log_2 e \approx 1.44$ bits; a secret the model ranks first has the maximum,
+# $\log_2 10^4 \approx$ {glue:text}`max_exposure:.2f` bits. Because every secret has its own
+# prefix, every secret can reach that maximum (with one shared prefix, twenty secrets inserted
+# equally often would share ranks 1 to 20). **Verbatim extraction** (`extracted`) asks more:
+# does greedy decoding after the prefix produce the secret itself? Three models: a non-private
+# one, a DP-SGD one at $\varepsilon$ = 8, and the **null**: the same non-private training on
+# the null corpus, which never saw any canary.
 
 # %%
 runs = {
     "non-private": train_dp(corpus, 256, 300, 0.5, eps=None, seed=0),
-    f"DP-SGD, ε = {EPS:g}": train_dp(corpus, 256, 100, 1.0, eps=EPS, delta=DELTA, seed=0),
-    "σ = 50": train_dp(corpus, 256, 100, 0.1, sigma=50.0, delta=DELTA, seed=0),
+    f"DP-SGD, ε = {EPS:g}": train_dp(
+        corpus, 256, 100, 1.0, eps=EPS, delta=DELTA, seed=0, norm_every=10
+    ),
+    "null (no canaries)": train_dp(null_corpus, 256, 300, 0.5, eps=None, seed=0),
 }
-expo = {name: exposure(r.model, corpus.prefix, corpus.secrets) for name, r in runs.items()}
+expo = {name: exposure(r.model, corpus.prefixes, corpus.secrets) for name, r in runs.items()}
+extr = {name: extracted(r.model, corpus.prefixes, corpus.secrets) for name, r in runs.items()}
 for name, r in runs.items():
     print(
-        f"{name:16s} eps {r.eps_spent:8.2f}  test loss {r.test_loss:.3f}  "
+        f"{name:18s} eps {r.eps_spent:8.2f}  test loss {r.test_loss:.3f}  "
         + "  ".join(f"r={k}: {expo[name][corpus.reps == k].mean():.2f}" for k in (0, 1, 4, 16))
+        + f"  extracted (16-fold): {extr[name][corpus.reps == 16].mean():.2f}"
     )
 
 # %% tags=["hide-input"]
 levels = [0, 1, 4, 16]
-fig, ax = plt.subplots(figsize=plotting.figsize("wide"))
+fig, axes = plt.subplots(
+    1, 2, figsize=plotting.figsize("wide"), gridspec_kw={"width_ratios": [2, 1]}
+)
+ax = axes[0]
 width = 0.27
 rng = np.random.default_rng(0)
 for i, (name, ex) in enumerate(expo.items()):
@@ -256,20 +278,42 @@ for i, (name, ex) in enumerate(expo.items()):
         )
         ax.plot([x - 0.1, x + 0.1], [vals.mean()] * 2, color="k", lw=2)
 ax.axhline(np.log2(np.e), color="0.4", ls=":", lw=1, label="chance (log2 e)")
+ax.axhline(MAX_EXPOSURE, color="k", ls="--", lw=1, label="maximum (log2 10^4)")
 ax.set(
     xticks=range(4),
     xticklabels=["controls (never)", "inserted once", "4 times", "16 times"],
     ylabel="exposure (bits)",
+    ylim=(0, MAX_EXPOSURE + 0.8),
     title="Memorisation grows with repetition; DP-SGD caps it",
 )
-ax.legend(fontsize=8, loc="upper left")
+ax.legend(fontsize=7, loc="upper left")
+ax = axes[1]
+norms_t = runs[f"DP-SGD, ε = {EPS:g}"].grad_norms
+steps_t = sorted(norms_t)
+q = np.array([np.quantile(norms_t[t], [0.1, 0.5, 0.9]) for t in steps_t])
+ax.fill_between(steps_t, q[:, 0], q[:, 2], color=plotting.PALETTE[0], alpha=0.3, label="10-90 %")
+ax.plot(steps_t, q[:, 1], color=plotting.PALETTE[0], label="median")
+ax.axhline(CLIP, color="k", ls="--", lw=1, label=f"clip C = {CLIP:g}")
+ax.set(
+    xlabel="DP-SGD step",
+    ylabel="per-record gradient norm",
+    ylim=(0, None),
+    title="Every record stays clipped",
+)
+ax.legend(fontsize=7)
+plotting.panel_labels(axes)
 plt.show()
 
 # %% [markdown]
-# **What to see.** Without privacy the secrets inserted 16 times are memorised (exposure near
-# the 13.3-bit maximum); controls sit at chance. At $\varepsilon$ = 8 the repeated secrets are
-# still exposed, less. With $\sigma$ = 50 nothing is learnt: inserted and control secrets look
-# alike.
+# **What to see.** (a) Without privacy the secrets inserted 16 times are memorised (exposure
+# {glue:text}`top_np:.2f` bits, near the dashed maximum, and
+# {glue:text}`extracted_np_pct:.0f` % of them extracted verbatim); controls sit at chance. At
+# $\varepsilon$ = 8 the repeated secrets are still exposed, less
+# ({glue:text}`top_dp:.2f` bits), well below the maximum. The null model, which never saw a
+# canary, gives the "16-fold" secrets {glue:text}`top_null:.2f` bits: chance, like the controls.
+# (b) During DP-SGD the per-record gradient norms (the batch recorded every 10 steps) stay
+# above $C$: every record is clipped throughout training, not only at initialisation, so each
+# step is at the clipping bound that the accountant assumes.
 #
 # **Why repeated canaries leak under DP.** $(\varepsilon, \delta)$-DP protects one *record*. A
 # secret written in $k$ records is protected only by **group privacy**: changing all $k$ records
@@ -282,30 +326,37 @@ plt.show()
 #
 # The accountant and the metric behave as they should: opacus spends $\varepsilon$ = 8 within
 # 1 % and the independent accountant agrees within 2 %; the non-private model memorises the
-# 16-fold canaries (at least 10 bits) while its controls sit at chance (mean in [1.0, 1.9] bits);
-# DP-SGD lowers that exposure; and with $\sigma$ = 50 inserted and control secrets cannot be told
-# apart (Mann-Whitney p > 0.01).
+# 16-fold canaries (at least 10 bits) while the null model, trained the same way without them,
+# does not (the control); its "inserted" and control secrets cannot be told apart
+# (Mann-Whitney p > 0.01); and DP-SGD lowers the exposure.
 
 # %%
 dp_name = f"DP-SGD, ε = {EPS:g}"
+null_name = "null (no canaries)"
 top_np = expo["non-private"][corpus.reps == 16].mean()
 top_dp = expo[dp_name][corpus.reps == 16].mean()
+top_null = expo[null_name][corpus.reps == 16].mean()
 ctrl_np = expo["non-private"][corpus.reps == 0].mean()
-null_p = mannwhitneyu(expo["σ = 50"][corpus.reps == 16], expo["σ = 50"][corpus.reps == 0]).pvalue
+null_p = mannwhitneyu(expo[null_name][corpus.reps == 16], expo[null_name][corpus.reps == 0]).pvalue
 assert abs(runs[dp_name].eps_spent - EPS) / EPS < 0.01, runs[dp_name].eps_spent
 assert rel_err < 0.02, rel_err
 assert 1.0 <= ctrl_np <= 1.9, ctrl_np
 assert null_p > 0.01, null_p
+assert (np.concatenate(list(expo.values())) <= MAX_EXPOSURE + 1e-9).all()
 runtime_s = time.perf_counter() - t_start
 claim(
     "privacy-variance/1_dp_sgd/memorises_canaries",
-    "Without DP the model memorises canaries repeated 16 times (exposure at least 10 bits); "
-    "canaries that were never inserted score at chance",
+    "Without DP the model memorises canaries repeated 16 times (exposure at least 10 bits of "
+    f"the {MAX_EXPOSURE:.1f}-bit maximum); the same training on the corpus without them does not",
     paper="set-up: exposure measures memorisation of inserted canaries",
     value=top_np,
     check=greater(10.0),
-    control=("canaries never inserted", ctrl_np),
+    control=("the null model (canaries removed)", top_null),
     verdict="illustrated",
+    numbers={
+        "never-inserted controls": ctrl_np,
+        "extracted verbatim (%)": 100 * extr["non-private"][corpus.reps == 16].mean(),
+    },
     fmt=".2f",
 )
 claim(
@@ -320,8 +371,12 @@ claim(
     fmt=".2f",
 )
 glue("rel_err_pct", 100 * rel_err)
+glue("max_exposure", MAX_EXPOSURE)
 glue("top_np", top_np)
 glue("top_dp", top_dp)
+glue("top_null", top_null)
 glue("ctrl_np", ctrl_np)
 glue("null_p", null_p)
+glue("extracted_np_pct", 100 * float(extr["non-private"][corpus.reps == 16].mean()))
+glue("extracted_dp_pct", 100 * float(extr[dp_name][corpus.reps == 16].mean()))
 glue("runtime_s", runtime_s)

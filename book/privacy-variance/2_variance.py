@@ -141,13 +141,20 @@ ax.set(ylabel="exposure (bits)", title="Seeds (dots) vary little; configurations
 plt.show()
 
 # %% [markdown]
-# **What to see.** Left: exposure rises with the batch size and with the number of steps, each
-# at the same $\varepsilon$. Right: the seed-to-seed spread within a configuration is small
-# compared with the spread between configurations. A one-way ANOVA makes that precise.
+# **What to see.** Left: at every number of steps, exposure rises with the batch size, at the
+# same $\varepsilon$. With the number of steps it depends on the batch: from the fewest to the
+# most steps the mean exposure changes by {glue:text}`dT_small:.1f` bits at the smallest batch
+# and by {glue:text}`dT_large:.1f` bits at the largest (at a small batch, more steps mean more
+# noise per step for little signal). Right: the seed-to-seed spread within a configuration is
+# small compared with the spread between configurations. A one-way ANOVA makes that precise.
 
 # %%
 anova = config_vs_seed_anova(df, "exposure_r16")
+anova_ctrl = config_vs_seed_anova(df, "exposure_control")  # never-inserted secrets
+anova_loss = config_vs_seed_anova(df, "test_loss")  # utility
 print({k: round(v, 4) for k, v in anova.items()})
+print("controls:", {k: round(v, 4) for k, v in anova_ctrl.items()})
+print("test loss:", {k: round(v, 4) for k, v in anova_loss.items()})
 
 # %% tags=["hide-input"]
 reps_cols = ["exposure_control", "exposure_r1", "exposure_r4", "exposure_r16"]
@@ -189,7 +196,13 @@ plt.show()
 # configurations than between seeds: the between-configuration standard deviation is at least
 # twice the within-configuration (seed) one and the ANOVA's p-value is below 0.01. The utility
 # spread is reported alongside, and the exposure spread among the configurations whose held-out
-# loss is within 0.1 nats of the best (the ones a practitioner would call equally good).
+# loss is within 0.1 nats of the best (the ones a practitioner would call equally good). The
+# control is the same ratio for the never-inserted secrets, whose exposure should not depend on
+# the configuration. What this check does **not** yet do is compare configurations at matched
+# utility, as the paper does: the learning rate is fixed, and the held-out loss itself varies
+# between configurations far more than between seeds (its ratio is in the claim's caveat).
+# Tuning the learning rate per $(b, T)$ (`tune_lr`) and comparing only the configurations within
+# a band of the best loss is the next revision of this notebook.
 
 # %%
 eps_err = float((df["eps_spent"] - EPS).abs().max() / EPS)
@@ -203,6 +216,8 @@ best_util = mean.loc[mean["test_loss"].idxmin()]
 near = mean[mean["test_loss"] <= best_util["test_loss"] + 0.1]
 near_span = float(near["exposure_r16"].max() - near["exposure_r16"].min())
 runtime_s = time.perf_counter() - t_start
+by_T = mean.pivot(index="b", columns="T", values="exposure_r16")
+ratio_loss = anova_loss["between_sd"] / anova_loss["within_sd"]
 claim(
     "privacy-variance/2_variance/same_eps_different_exposure",
     f"At the same epsilon = {EPS:g}, exposure varies far more between configurations (batch, "
@@ -210,7 +225,14 @@ claim(
     paper="a large spread of empirical privacy (VMR, ACR) across configurations at fixed epsilon",
     value=anova["between_sd"] / anova["within_sd"],
     check=greater(2.0),
+    control=(
+        "never-inserted secrets' exposure",
+        anova_ctrl["between_sd"] / anova_ctrl["within_sd"],
+    ),
     verdict="illustrated",
+    caveat=f"two seeds, and not yet at matched utility: the same ratio for the held-out loss is "
+    f"{ratio_loss:.1f} (the configurations differ up to 64-fold in gradient count at one "
+    "learning rate), so the spread in exposure is not yet shown among equally useful models",
     seeds=len(CONFIG["seeds"]),
     numbers={
         "exposure min (bits)": mean["exposure_r16"].min(),
@@ -236,4 +258,7 @@ glue("best_util_above", int((mean["exposure_r16"] < best_util["exposure_r16"]).s
 glue("n_configs", len(configs))
 glue("n_near", len(near))
 glue("near_span", near_span)
+glue("dT_small", float(by_T.iloc[0, -1] - by_T.iloc[0, 0]))
+glue("dT_large", float(by_T.iloc[-1, -1] - by_T.iloc[-1, 0]))
+glue("ratio_loss", float(ratio_loss))
 glue("runtime_s", runtime_s)

@@ -1,9 +1,9 @@
 """The study of empirical privacy variance: a grid of DP-SGD configurations at one (epsilon,
-delta), and its analysis (regression of exposure on the log hyperparameters, config-vs-seed
-ANOVA).
+delta), and its analysis (learning-rate tuning for utility, regression of exposure on the
+hyperparameters, config-vs-seed ANOVA).
 
-Notation as in :mod:`icml25.privacy_variance.core`: batch size ``b``, steps ``T``, learning rate
-``lr``.
+Notation as in :mod:`icml25.privacy_variance.training`: batch size ``b``, steps ``T``, learning
+rate ``lr``.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 
 from icml25.common.checks import check_instance, check_int, check_positive, check_seed
-from icml25.privacy_variance.core import _check_eps_delta, calibrate_sigma, exposure, train_dp
 from icml25.privacy_variance.corpus import Corpus, _check_corpus
+from icml25.privacy_variance.exposure import exposure, extracted
+from icml25.privacy_variance.training import _check_eps_delta, calibrate_sigma, train_dp
 
-__all__ = ["config_vs_seed_anova", "fit_privacy_regression", "run_grid"]
+__all__ = ["config_vs_seed_anova", "fit_privacy_regression", "run_grid", "tune_lr"]
 
 
 def run_grid(
@@ -29,7 +30,8 @@ def run_grid(
 
     Returns one row per (config, seed) with ``b, T, lr, seed, sigma, eps_spent, test_loss,
     seconds``, the mean exposure of the secrets inserted ``r`` times (``exposure_r{r}``) and
-    of the controls (``exposure_control``).
+    of the controls (``exposure_control``), and the fraction of the most repeated secrets that
+    greedy decoding extracts verbatim (``extracted_top``).
     """
     eps, delta = _check_eps_delta(eps, delta)
     _check_corpus(corpus)
@@ -54,9 +56,10 @@ def run_grid(
             sigmas[key] = calibrate_sigma(eps, delta, cfg["b"], len(corpus.train), cfg["T"])
         for seed in seeds:
             res = train_dp(
-                corpus, cfg["b"], cfg["T"], cfg["lr"], eps, delta, seed=seed, sigma=sigmas[key]
+                corpus, cfg["b"], cfg["T"], cfg["lr"], None, delta, seed=seed, sigma=sigmas[key]
             )
-            ex = exposure(res.model, corpus.prefix, corpus.secrets)
+            ex = exposure(res.model, corpus.prefixes, corpus.secrets)
+            top = corpus.reps == max(levels)
             row = {
                 "b": cfg["b"],
                 "T": cfg["T"],
@@ -70,8 +73,27 @@ def run_grid(
             for r in levels:
                 row[f"exposure_r{r}"] = float(ex[corpus.reps == r].mean())
             row["exposure_control"] = float(ex[corpus.reps == 0].mean())
+            row["extracted_top"] = float(
+                extracted(res.model, corpus.prefixes[top], corpus.secrets[top]).mean()
+            )
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def tune_lr(df: pd.DataFrame) -> list[dict]:
+    """Utility-driven tuning: for every (b, T) of a :func:`run_grid` table, the learning rate
+    with the lowest mean held-out loss. Returns the chosen configurations ``{"b", "T", "lr"}``,
+    sorted by (b, T)."""
+    check_instance("df", df, pd.DataFrame)
+    missing = {"b", "T", "lr", "test_loss"} - set(df.columns)
+    if missing:
+        raise ValueError(f"df is missing columns {sorted(missing)}")
+    if df.empty:
+        raise ValueError("df has no rows")
+    _check_numeric(df, ["test_loss"])
+    mean = df.groupby(["b", "T", "lr"], as_index=False)["test_loss"].mean()
+    best = mean.loc[mean.groupby(["b", "T"])["test_loss"].idxmin()].sort_values(["b", "T"])
+    return [{"b": int(r.b), "T": int(r.T), "lr": float(r.lr)} for r in best.itertuples(index=False)]
 
 
 def _check_numeric(df: pd.DataFrame, columns: list[str]) -> None:
