@@ -108,6 +108,7 @@ CONFIG = {
     },
 }[SCALE]
 TARGET, DROP = 3, 0.05  # erase the 3s; compare at preservation = original - DROP
+EVAL_SEED = 1000  # evaluation noise (seeds 1000 + c), disjoint from the training seeds 0-5
 METHODS = {"mask": "end to end", "stepwise": "step-wise (all K steps)"}
 print(SCALE, CONFIG)
 
@@ -134,7 +135,15 @@ models = {
 
 def report(seed, model, masks):
     return erasure_report(
-        model, masks, judge, TARGET, n_eval, n_steps=K, independent=indep, space=space
+        model,
+        masks,
+        judge,
+        TARGET,
+        n_eval,
+        seed=EVAL_SEED,
+        n_steps=K,
+        independent=indep,
+        space=space,
     )
 
 
@@ -283,7 +292,8 @@ summary.round(3)
 # **Matched preservation**: per seed, each method's class-3 rate read off its $\beta$ sweep at
 # the preservation (independent judge) of the original generator minus 0.05. **Matched
 # sparsity**: both methods' gates binarised to close as many neurons as the end-to-end mask at
-# $\beta = 1$, and both sweeps read off at the highest preservation that both reach.
+# $\beta = 1$, and both sweeps read off at the same level (original minus 0.05), or at the highest
+# preservation both reach where one of them does not reach it.
 
 # %%
 seeds = CONFIG["seeds"]
@@ -307,12 +317,15 @@ head_rate = pick.loc["mask"].ind_target_rate.to_numpy()
 head_pres = pick.loc["mask"].ind_preservation.to_numpy()
 e2e_m = np.array([rate_at(s, "mask", p - DROP) for s, p in zip(seeds, orig_pres, strict=True)])
 step_m = np.array([rate_at(s, "stepwise", p - DROP) for s, p in zip(seeds, orig_pres, strict=True)])
-level_n = [
+level_n = [  # the same level as above, or the highest that both same-n sweeps reach
     min(
-        table[(table.seed == s) & (table.method == m)].ind_preservation_same_n.max()
-        for m in METHODS
+        p - DROP,
+        *(
+            table[(table.seed == s) & (table.method == m)].ind_preservation_same_n.max()
+            for m in METHODS
+        ),
     )
-    for s in seeds
+    for s, p in zip(seeds, orig_pres, strict=True)
 ]
 e2e_n = np.array([rate_at(s, "mask", lv, True) for s, lv in zip(seeds, level_n, strict=True)])
 step_n = np.array([rate_at(s, "stepwise", lv, True) for s, lv in zip(seeds, level_n, strict=True)])
@@ -459,8 +472,8 @@ for j, (vals, label, col) in enumerate(
     [
         (e2e_m, "end to end, matched preservation", plotting.PALETTE[0]),
         (step_m, "step-wise, matched preservation", plotting.PALETTE[1]),
-        (e2e_n, "end to end, same n, matched preservation", plotting.PALETTE[0]),
-        (step_n, "step-wise, same n, matched preservation", plotting.PALETTE[1]),
+        (e2e_n, "end to end, same n (same level or highest both reach)", plotting.PALETTE[0]),
+        (step_n, "step-wise, same n (same level or highest both reach)", plotting.PALETTE[1]),
     ]
 ):
     ax.bar(
@@ -480,18 +493,18 @@ ax.set(
     title="(c) matched comparisons",
 )
 ax.legend(fontsize=7)
-fig.suptitle("End to end beats step-wise at each method's own sparsity, not at the same sparsity")
+fig.suptitle("End to end against step-wise: each method's own sparsity, and the same sparsity")
 plt.show()
 
 # %% [markdown]
 # **What to see.** (a) Down is more erasure, right better preservation; each line is one seed's
 # $\beta$ sweep (joined in order of preservation), the grey band the matched preservation. At
 # its own binarisation ($\lambda > 0$) the step-wise loss erases less than end to end at the same
-# preservation: it closes fewer neurons for a given preservation. (b) Binarised to close exactly
-# as many neurons as the end-to-end mask, the step-wise gates erase about as much (dotted lines:
-# each seed's matched preservation, the highest both sweeps reach; more on one seed, less on
-# another): their *ranking* of the neurons is as good; what the end-to-end loss adds here is how
-# many of them to close. (c) The matched numbers per seed. Fine-tuning erases more at high
+# preservation on these seeds, but it also closes fewer neurons there, and on the tuning seed the
+# order is reversed (see the tuning table). (b) Binarised to close exactly as many neurons as the
+# end-to-end mask, no difference between the two is detected (dotted lines: each seed's level,
+# the matched preservation or the highest both sweeps reach; more on one seed, less on
+# another). (c) The matched numbers per seed. Fine-tuning erases more at high
 # preservation; a random mask of the same size erases almost nothing.
 
 # %% tags=["hide-input"]
@@ -545,6 +558,50 @@ plt.show()
 # unconditional output, which is all the loss asks).
 
 # %% [markdown]
+# ## Two ablations of the official choices
+#
+# At $\beta = 1$ and the tuned learning rate, on each seed: the end-to-end mask with an L0 term
+# ($\lambda_{L0} = 0.01$, which the official loss does not have) and with fresh noise at every
+# iteration (the official code re-uses the same noise).
+
+# %%
+abl_rows = []
+for s in seeds:
+    for name, kw in [
+        ("official", None),
+        ("L0 = 0.01", {"l0_weight": 0.01}),
+        ("fresh noise", {"fixed_noise": False}),
+    ]:
+        if kw is None:
+            r = pick.loc[("mask", s)]
+            rate, pres, sp = r.ind_target_rate, r.ind_preservation, r.sparsity
+        else:
+            res = erase_concept(
+                models[s],
+                TARGET,
+                n_steps=K,
+                iters=CONFIG["iters"],
+                beta_preserve=CONFIG["beta"],
+                lr=best_lr["mask"],
+                seed=s,
+                **kw,
+            )
+            rep = report(s, models[s], res.masks)
+            rate, pres, sp = rep["ind_target_rate"], rep["ind_preservation"], res.sparsity
+        abl_rows.append(
+            {"seed": s, "variant": name, "class-3 rate": rate, "others": pres, "sparsity": sp}
+        )
+ablation = pd.DataFrame(abl_rows)
+abl_mean = ablation.groupby("variant")[["class-3 rate", "others", "sparsity"]].agg(["mean", "std"])
+ablation_glue = {}
+for name, key in [("official", "off"), ("L0 = 0.01", "l0"), ("fresh noise", "fresh")]:
+    ablation_glue[f"abl_{key}_rate"] = float(abl_mean.loc[name, ("class-3 rate", "mean")])
+    ablation_glue[f"abl_{key}_rate_sd"] = float(abl_mean.loc[name, ("class-3 rate", "std")])
+    ablation_glue[f"abl_{key}_others"] = float(abl_mean.loc[name, ("others", "mean")])
+    ablation_glue[f"abl_{key}_pct"] = float(100 * abl_mean.loc[name, ("sparsity", "mean")])
+abl_mean.round(3)
+
+# %% [markdown]
 # ## Claim check
 #
 # Over three seeds (each its own generator), scored by the independent judge: the end-to-end
@@ -561,6 +618,9 @@ low_beta_pres = low_beta.sort_values("seed").ind_preservation.to_numpy()
 ft_rate = pick.loc["finetune"].ind_target_rate.to_numpy()
 assert np.all(pick.loc["mask"].sparsity.to_numpy() <= 0.10), pick.loc["mask"].sparsity
 assert np.all(np.isfinite(np.r_[e2e_m, step_m, e2e_n, step_n])), comparison
+gap_n = step_n - e2e_n
+tune_at = tuning.set_index(["method", "lr"])["class-3 rate at matched preservation"]
+tune_at = {m: float(tune_at.loc[(m, best_lr[m])]) for m in METHODS}
 runtime_s = time.perf_counter() - t_start
 claim(
     "concept-erasure/2_erasure/mask_erases_target",
@@ -576,7 +636,7 @@ claim(
     numbers={
         "class-3 rate before": orig_rate,
         "after": head_rate,
-        "attacked judge after": pick.loc["mask"].target_rate.to_numpy(),
+        "logistic judge (attacked in nb 3), after": pick.loc["mask"].target_rate.to_numpy(),
         "class-3 FD before": pick.loc["original"].fd_target.to_numpy(),
         "after ": pick.loc["mask"].fd_target.to_numpy(),
     },
@@ -604,11 +664,13 @@ claim(
     paper="the tractable end-to-end loss is needed (backpropagation through all steps)",
     value=step_m - e2e_m,
     check=greater(0.1),
-    control=("the same comparison at the same number of masked neurons", step_n - e2e_n),
-    verdict="partly",
-    caveat="only at each method's own threshold: there the step-wise gates close fewer neurons "
-    f"({100 * np.mean(sp_m['stepwise']):.1f} % against {100 * np.mean(sp_m['mask']):.1f} %); "
-    "at the same number of neurons the gap vanishes (next claim)",
+    verdict="illustrated",
+    caveat="no like-for-like negative control, and confounded: at their own threshold the "
+    f"step-wise gates close fewer neurons ({100 * np.mean(sp_m['stepwise']):.1f} % against "
+    f"{100 * np.mean(sp_m['mask']):.1f} %), which may only be binarisation (logits start at 3, "
+    f"step-wise learning rate {best_lr['stepwise']} against {best_lr['mask']}); on the tuning seed "
+    f"the step-wise loss wins ({tune_at['stepwise']:.2f} against {tune_at['mask']:.2f}); at the "
+    "same number of neurons no difference is detected (next claim)",
     numbers={"end to end": e2e_m, "step-wise": step_m},
     fmt=".2f",
 )
@@ -620,9 +682,10 @@ claim(
     value=step_n - e2e_n,
     check=greater(0.1),
     verdict="not reproduced",
-    caveat=f"at the same sparsity the step-wise gates erase as much ({step_n.mean():.2f} of the "
-    f"3s remain against {e2e_n.mean():.2f}): in an 8-step sampler of a small MLP, which neurons "
-    "to close is learnt as well without backpropagating through the sampler",
+    caveat=f"no difference detected at the same sparsity (gap {gap_n.mean():+.2f}, sd "
+    f"{gap_n.std(ddof=1):.2f}, 3 seeds; {step_n.mean():.2f} of the 3s remain step-wise against "
+    f"{e2e_n.mean():.2f}): in an 8-step sampler of a small MLP the end-to-end loss is not needed "
+    "to pick the neurons",
     numbers={"end to end": e2e_n, "step-wise": step_n},
     fmt=".2f",
 )
@@ -647,7 +710,9 @@ claim(
     value=(selectivity.closed - selectivity.open).to_numpy(),
     check=greater(0.5),
     control=("random neurons, as many", (selectivity.random - selectivity.open).to_numpy()),
-    verdict="reproduced",
+    verdict="illustrated",
+    caveat="the paper makes no such claim; the random set is mostly open neurons (the mask closes "
+    "a few %), so its control is close to the open set by construction",
     fmt=".2f",
 )
 glue("orig_target", float(orig_rate.mean()))
@@ -665,4 +730,10 @@ glue("ft_target", float(ft_rate.mean()))
 glue("rnd_target", float(rnd_rate.mean()))
 glue("lr_mask", best_lr["mask"])
 glue("lr_step", best_lr["stepwise"])
+glue("gap_n_mean", float(gap_n.mean()))
+glue("gap_n_sd", float(gap_n.std(ddof=1)))
+glue("tune_e2e", tune_at["mask"])
+glue("tune_step", tune_at["stepwise"])
+for name, v in ablation_glue.items():
+    glue(name, v)
 glue("runtime_s", runtime_s)
