@@ -195,8 +195,10 @@ SPECS: dict[str, Spec] = {
             "eps": 8.0,
             "delta": 1e-2,
             "seeds": [0],
+            "measure_privacy": True,
         },
         {
+            "measure_privacy": st.sampled_from([1, "no", None]),
             "configs": st.sampled_from(
                 [
                     [],

@@ -25,14 +25,18 @@ def run_grid(
     eps: float,
     delta: float,
     seeds: tuple[int, ...] | list[int] = (0,),
+    measure_privacy: bool = True,
 ) -> pd.DataFrame:
     """Train every configuration ``{"b", "T", "lr"}`` for every seed at the same (eps, delta).
 
     Returns one row per (config, seed) with ``b, T, lr, seed, sigma, eps_spent, test_loss,
     seconds``, the mean exposure of the secrets inserted ``r`` times (``exposure_r{r}``) and
     of the controls (``exposure_control``), and the fraction of the most repeated secrets that
-    greedy decoding extracts verbatim (``extracted_top``).
+    greedy decoding extracts verbatim (``extracted_top``). ``measure_privacy=False`` skips
+    exposure and extraction (a tuning run needs only the loss).
     """
+    if not isinstance(measure_privacy, bool):
+        raise TypeError(f"measure_privacy must be a bool, got {type(measure_privacy).__name__}")
     eps, delta = _check_eps_delta(eps, delta)
     _check_corpus(corpus)
     if not isinstance(configs, (list, tuple)) or not configs:
@@ -58,8 +62,6 @@ def run_grid(
             res = train_dp(
                 corpus, cfg["b"], cfg["T"], cfg["lr"], None, delta, seed=seed, sigma=sigmas[key]
             )
-            ex = exposure(res.model, corpus.prefixes, corpus.secrets)
-            top = corpus.reps == max(levels)
             row = {
                 "b": cfg["b"],
                 "T": cfg["T"],
@@ -70,12 +72,15 @@ def run_grid(
                 "test_loss": res.test_loss,
                 "seconds": res.seconds,
             }
-            for r in levels:
-                row[f"exposure_r{r}"] = float(ex[corpus.reps == r].mean())
-            row["exposure_control"] = float(ex[corpus.reps == 0].mean())
-            row["extracted_top"] = float(
-                extracted(res.model, corpus.prefixes[top], corpus.secrets[top]).mean()
-            )
+            if measure_privacy:
+                ex = exposure(res.model, corpus.prefixes, corpus.secrets)
+                top = corpus.reps == max(levels)
+                for r in levels:
+                    row[f"exposure_r{r}"] = float(ex[corpus.reps == r].mean())
+                row["exposure_control"] = float(ex[corpus.reps == 0].mean())
+                row["extracted_top"] = float(
+                    extracted(res.model, corpus.prefixes[top], corpus.secrets[top]).mean()
+                )
             rows.append(row)
     return pd.DataFrame(rows)
 
