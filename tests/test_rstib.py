@@ -273,7 +273,21 @@ def test_training_traces_patience_and_schedule(windows):
     n = len(hist["val_mae"])
     assert n == 4 or n == hist["best_epoch"] + 2  # stopped one epoch after the last best
     assert hist["beta"] == sched[:n].tolist()
-    assert set(hist["trace"]) == {"sigma", "sigma_x", "sigma_y", "kl", "kl_y", "kl_x", "reg"}
+    assert set(hist["trace"]) == {
+        "sigma",
+        "sigma_x",
+        "sigma_y",
+        "mu_y",
+        "mu_y_abs",
+        "kl",
+        "kl_y",
+        "kl_x",
+        "reg",
+    }
+    assert all(
+        abs(m) <= a + 1e-6
+        for m, a in zip(hist["trace"]["mu_y"], hist["trace"]["mu_y_abs"], strict=True)
+    )
     assert all(len(v) == n for v in hist["trace"].values())
     assert all(0.01 <= v <= 0.99 for k in ("sigma", "sigma_x") for v in hist["trace"][k])
     torch.manual_seed(0)

@@ -236,8 +236,11 @@ def _check_beta_schedule(beta_schedule: object, epochs: int) -> np.ndarray | Non
     return sched
 
 
-TRACED = ("sigma", "sigma_x", "sigma_y", "kl", "kl_y", "kl_x", "reg", "kd")
-"""What :func:`train_forecaster` traces per epoch for RSTIB-MLP (means over the batches)."""
+TRACED = ("sigma", "sigma_x", "sigma_y", "mu_y", "mu_y_abs", "kl", "kl_y", "kl_x", "reg", "kd")
+"""What :func:`train_forecaster` traces per epoch for RSTIB-MLP (means over the batches):
+``mu_y`` is the signed mean of the target-noise mean (flow units; training pins only
+``pred - mu_y`` to the targets, so ``mu_y`` is the forecast's bias), ``mu_y_abs`` its mean
+magnitude."""
 
 
 def train_forecaster(
@@ -274,8 +277,9 @@ def train_forecaster(
     Returns:
         ``{"train_loss": [per epoch], "val_mae": [per epoch], "best_epoch": int,
         "beta": [per epoch], "trace": {name: [per epoch]}}``, the trace (RSTIB-MLP with the
-        bottleneck only) holding the batch means of sigma, sigma_x, sigma_y and of the loss
-        parts (:data:`TRACED`); the model is left with the best epoch's weights, in eval mode.
+        bottleneck only) holding the batch means of sigma, sigma_x, sigma_y, mu_y, |mu_y| and
+        of the loss parts (:data:`TRACED`); the model is left with the best epoch's weights, in
+        eval mode.
     """
     check_instance("model", model, nn.Module)
     check_windows(windows, ("train", "val"))
@@ -319,6 +323,8 @@ def train_forecaster(
             if out.sigma is not None:
                 for name in ("sigma", "sigma_x", "sigma_y"):
                     parts[name] = float(getattr(out, name).detach().mean())
+                parts["mu_y"] = float(out.mu_y.detach().mean())
+                parts["mu_y_abs"] = float(out.mu_y.detach().abs().mean())
             epoch_parts.append(parts)
             return loss
         return (model(x[idx], tod[idx], dow[idx]) - y[idx]).abs().mean() * scale
