@@ -162,9 +162,11 @@ plt.show()
 
 # %% [markdown]
 # **What to see.** (a) On the fair task every method, SPEX and the three marginal ones alike,
-# lists the three supporting sentences first (a hop's Banzhaf value, 1.0, stands above the
-# distractors' values here); the random ranking, the floor, does not. (b) With the shortcut,
-# the marginal methods put it first by construction and need a fourth sentence; SPEX does not.
+# lists the three supporting sentences first: a hop's Banzhaf value (1.0) is above every
+# distractor's (a main effect <= 0.6 plus <= 0.4 per pair term) in these tasks, so this
+# panel is saturated by design, not by scale; the random ranking, the floor, does not.
+# (b) With the shortcut, the marginal methods put it first by construction and need a fourth
+# sentence; SPEX does not.
 # Error bars: range over the five tasks; the ceiling is 1 and the floor is the random
 # ranking.
 
@@ -175,7 +177,10 @@ plt.show()
 # the fair task at $r$ = 3, per task against the best marginal method: it must be positive in
 # every task to count as reproduced. **What only SPEX reports**: its strongest interaction is
 # the supporting set itself, in every task and at every $n$; SPEX decoding only up to $t$ = 2
-# must fail that check. **The shortcut task** is reported as illustrated (by construction).
+# must fail that check. Both hold or fail by construction of the planted task (the hops'
+# Banzhaf values top the distractors'; the AND, weighted 4, tops every other term of a
+# noiseless degree-3 function), so the first is "not reproduced" with that reason and the
+# second "illustrated". **The shortcut task** is reported as illustrated (by construction).
 
 
 # %%
@@ -190,7 +195,7 @@ random_r3 = rec_at("fair", "random", 3)
 d_fair = {m: np.array(drops["fair", m])[:, 0] for m in METHODS}
 d_short = {m: np.array(drops["shortcut", m])[:, 0] for m in METHODS}
 assert rec_at("fair", "SPEX", 3).min() == 1.0
-assert random_r3.mean() < 0.5  # the floor is far from the ceiling: not saturated by design
+assert random_r3.mean() < 0.5  # the random floor is far from the ceiling
 runtime_s = time.perf_counter() - t_start
 claim(
     "spex/3_interactions/fair_recovery_gain",
@@ -200,10 +205,10 @@ claim(
     value=gap_fair,
     check=greater(0.0),
     verdict="not reproduced",
-    caveat="every method covers the supporting set (mean gap "
-    f"{gap_fair.mean():.2f}): in this planted task a hop's Banzhaf value (1.0) already stands "
-    "above the distractors, so the marginal methods find the hops too; only the shortcut "
-    "version, built for it, separates them",
+    caveat="saturated by construction, not a scale effect: every method reaches the ceiling "
+    f"(mean gap {gap_fair.mean():.2f}) because each hop's Banzhaf value (1.0) is above every "
+    "distractor's (a main effect <= 0.6 plus <= 0.4 per pair term) in these noiseless planted "
+    "tasks, so marginal rankings find the hops too; the task cannot separate the methods",
     over="(n, task) pairs",
     seeds=len(CONFIG["tasks"]),
     numbers={
@@ -221,7 +226,10 @@ claim(
     value=np.array(top_is_support["t = 3"]),
     check=greater(0.99),
     control=("SPEX with t = 2", np.array(top_is_support["t = 2"])),
-    verdict="reproduced",
+    verdict="illustrated",
+    caveat="true by construction: the task is noiseless and of degree <= 3, with the 3-way AND "
+    "of the supporting sentences weighted 4 against distractor terms of at most 0.8, so exact "
+    "recovery makes it the top set; the t = 2 control cannot return a set of three at all",
     over="(n, task) pairs",
     seeds=len(CONFIG["tasks"]),
     fmt=".2f",

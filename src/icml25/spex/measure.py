@@ -71,7 +71,8 @@ def faith_interactions(
     AND features, the explicand being "all inputs kept" and the baseline "all masked".
 
     With fewer queries than features the fit is under-determined; shapiq then returns its
-    least-squares solution anyway (the chapter measures what that costs).
+    least-squares solution anyway (the chapter does not run that regime: notebook 2 stops the
+    order-2 regressions at n = 64).
 
     Returns:
         Möbius-form coefficients ``{T: I(T)}`` with ``|T| <= order`` (the empty tuple is the
