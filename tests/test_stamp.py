@@ -246,3 +246,24 @@ def test_token_logprobs_match_sequence_perplexity():
     lp = token_logprobs(model, x, batch_size=2)
     assert lp.shape == (5, 6) and (lp <= 0).all()
     np.testing.assert_allclose(np.exp(-lp.mean(1)), sequence_perplexity(model, x), rtol=1e-5)
+
+
+def test_winsorising_sets_each_tail_to_the_last_kept_value():
+    """clip_frac = 0.025 of n = 80 clips 2 values per tail to the 3rd smallest / 3rd largest.
+
+    This is one rank further in than the official ``remove_outliers(..., "clip")``, which sets
+    them to the innermost *removed* value (the 2nd smallest / 2nd largest).
+    """
+    rng = np.random.default_rng(3)
+    pub = rng.permutation(np.arange(80.0))
+    priv = np.repeat(rng.permutation(np.arange(80.0))[:, None] + 0.5, 2, axis=1)
+    by_hand = {}
+    for name, x in [("pub", pub), ("priv", priv[:, 0])]:
+        y = x.copy()
+        y[x < 2] = 2.0 + (name == "priv") * 0.5  # the two smallest take the 3rd smallest
+        y[x > 77.5] = 77.0 + (name == "priv") * 0.5  # the two largest take the 3rd largest
+        by_hand[name] = y
+    assert np.sum(by_hand["pub"] == 2.0) == 3 and np.sum(by_hand["pub"] == 77.0) == 3
+    ref = stats.ttest_rel(by_hand["pub"], by_hand["priv"], alternative="less")
+    p, t = stamp_test(pub, priv, clip_frac=0.025)
+    assert p == pytest.approx(ref.pvalue) and t == pytest.approx(ref.statistic)

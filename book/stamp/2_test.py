@@ -134,9 +134,12 @@ axes[0].set_ylabel("items")
 plt.show()
 
 # %% [markdown]
-# **What to see.** The clean model's differences are centred on 0 (line: the mean, band: its
-# 95 % interval). The contaminated model's are shifted left by a small amount compared with
-# their spread ({glue:text}`share_below_cont:.0%` of items below 0, against
+# **What to see.** The clean model's mean difference is {glue:text}`d_clean:+.1f` (line: the
+# mean, band: its 95 % interval, {glue:text}`d_clean_low:+.2f` to {glue:text}`d_clean_high:+.1f`):
+# not significantly different from 0, but not centred on it either; if anything this clean
+# model finds the public versions slightly *less* likely. The contaminated model's differences
+# (mean {glue:text}`d_cont:+.1f`) are shifted left by a small amount compared with their
+# spread ({glue:text}`share_below_cont:.0%` of items below 0, against
 # {glue:text}`share_below_clean:.0%` for the clean model): no single item proves anything,
 # but 300 small, same-signed shifts do. Each difference is taken within one item, so the large
 # item-to-item spread of perplexities (some templates are simply harder) cancels out.
@@ -172,7 +175,10 @@ plt.show()
 # %% [markdown]
 # **What to see.** For the contaminated model the evidence accumulates with every item: a
 # handful already points the right way, and the full set is overwhelming. The clean model's
-# p-value wanders without trend, as a p-value under the null should.
+# log10 p rises steadily, from {glue:text}`clean_log10p_first:.2f` at 10 items to
+# {glue:text}`clean_log10p_last:.2f` at 300: its mean difference is positive (above), so the
+# one-sided test moves towards p = 1 as items accumulate. That is not what a p-value under the
+# null does (it would wander without trend); this one clean GPT-2 leans the other way.
 
 
 # %% [markdown]
@@ -225,11 +231,17 @@ for k in null_p:
 both = null_p["plain paired t-test"] < 0.05, null_p["with 2.5 % winsorising"] < 0.05
 print(f"rejected by winsorising only: {np.sum(~both[0] & both[1])}, by the plain test only: "
       f"{np.sum(both[0] & ~both[1])}")  # fmt: skip
-shift = null_p["with 2.5 % winsorising"] - null_p["plain paired t-test"]  # paired, per seed
-shift_ci = stats.ttest_1samp(shift, 0.0).confidence_interval()
-print(f"winsorised - plain p, paired over seeds: mean {shift.mean():+.4f} "
-      f"(95 % CI {shift_ci.low:+.4f} to {shift_ci.high:+.4f})")  # fmt: skip
-print(f"one public key throughout: share of p < 0.05 = {np.mean(fixed_p < 0.05):.3f}")
+# Does winsorising reject more often? The paired quantity is the rejection at 0.05, seed by
+# seed: only the discordant seeds carry information (exact binomial / McNemar test).
+n_wins_only, n_plain_only = int(np.sum(~both[0] & both[1])), int(np.sum(both[0] & ~both[1]))
+mcnemar_p = stats.binomtest(n_wins_only, n_wins_only + n_plain_only).pvalue
+rej_diff = fpr["with 2.5 % winsorising"] - fpr["plain paired t-test"]
+print(f"paired rejection difference {rej_diff:+.3f}: discordant seeds {n_wins_only} "
+      f"(winsorising only) vs {n_plain_only}, exact binomial p = {mcnemar_p:.3f}")  # fmt: skip
+ks_fixed = stats.kstest(fixed_p, "uniform").pvalue
+outer_fixed = float(np.mean((fixed_p < 0.2) | (fixed_p > 0.8)))
+print(f"one public key throughout: share of p < 0.05 = {np.mean(fixed_p < 0.05):.3f}, "
+      f"KS p = {ks_fixed:.3f}, share in the outer 40 % = {outer_fixed:.2f}")  # fmt: skip
 print(f"control (count model saw the public versions): share of p < 0.05 = "
       f"{np.mean(contaminated_p < 0.05):.3f}")  # fmt: skip
 
@@ -265,14 +277,18 @@ plt.show()
 # the previous version of this notebook found, with 60 seeds sharing six backgrounds, is gone).
 # The official winsorising rejects at level 0.05 on {glue:text}`fpr_wins:.3f` of the seeds
 # against {glue:text}`fpr:.3f` for the plain test, and the two disagree on
-# {glue:text}`n_disagree:d` seeds. Paired seed by seed, winsorising moves the null p-value by
-# {glue:text}`shift_mean:+.4f` on average (95 % interval {glue:text}`shift_low:+.4f` to
-# {glue:text}`shift_high:+.4f`): it does not push null p-values towards rejection by more than
-# that. The over-rejection by winsorising that the previous version
-# reported is therefore not confirmed; it differed in two ways, which are not separated here:
+# {glue:text}`n_disagree:d` seeds: {glue:text}`n_wins_only:d` rejected by winsorising only,
+# {glue:text}`n_plain_only:d` by the plain test only. Those discordant seeds are what a paired
+# comparison of rejection rates rests on, and {glue:text}`n_wins_only:d` against
+# {glue:text}`n_plain_only:d` is no evidence either way (exact binomial p
+# {glue:text}`mcnemar_p:.3f`): whether winsorising over-rejects is **undecided at
+# {glue:text}`n_null:d` seeds**; deciding a difference of this size would take thousands. The
+# over-rejection by winsorising that the previous version reported is therefore neither
+# confirmed nor excluded; it differed in two ways, which are not separated here:
 # it clipped the *mean* of the private perplexities instead of each private version (as the
 # official code does), and its seeds shared backgrounds. With one public key for every item
-# (the paper's design) the share of p < 0.05 is {glue:text}`fpr_fixed:.3f`. The control, the
+# (the paper's design) the share of p < 0.05 is {glue:text}`fpr_fixed:.3f` (KS p
+# {glue:text}`ks_fixed:.2f`, share in the outer 40 % {glue:text}`outer_fixed:.2f`). The control, the
 # same count models trained once more on the public versions, rejects on
 # {glue:text}`fpr_control:.2f` of the seeds.
 
@@ -281,8 +297,13 @@ plt.show()
 #
 # The contaminated GPT-2 is detected with $p < 10^{-4}$ on all 300 items; the clean one is not.
 # On the clean count models, each version of the test rejects at level 0.05 at most 10 % of the
-# time (the upper end of a binomial interval around 0.05 at this number of seeds), while the
-# same count models trained on the public versions reject far more often.
+# time (a tolerance of twice the nominal level, fixed before the run; it is not a confidence
+# bound: with {glue:text}`n_null:d` seeds, a test of exact level 0.05 exceeds
+# {glue:text}`fpr_tol_087:.3f` at most 2.5 % of the time), while the same count models trained on
+# the public versions reject far more often. The measured rates are below 10 %, but their 95 %
+# intervals reach above it, so a false-positive rate of 10 % or more is not excluded; and the
+# null is checked on count models, not on the GPT-2 suspects (one clean GPT-2 above, whose mean
+# difference leans positive). Hence "partly".
 
 # %%
 p_cont, p_clean = curve["contaminated"][-1], curve["clean"][-1]
@@ -317,12 +338,17 @@ for key, name, text in [
         value=fpr[name],
         check=less(0.10),
         control=("count models that saw the public versions", control_rate),
-        verdict="reproduced",
+        verdict="partly",
+        caveat=f"the 95 % CI of the rate reaches {fpr_hi[name]:.3f}, above 0.10; the null is "
+        "on bigram count models, not GPT-2 (the one clean GPT-2 has mean d "
+        f"{eff['clean'][0]:+.1f}, CI [{eff['clean'][1]:.2f}, {eff['clean'][2]:.1f}]); the "
+        f"paper's one-key design is checked only as a rate ({np.mean(fixed_p < 0.05):.3f})",
         seeds=n_null,
         numbers={
             "KS p (uniform null)": ks[name],
             "upper end of the 95 % CI": fpr_hi[name],
-            "mean paired shift of p by winsorising": float(shift.mean()),
+            "winsorised minus plain rejection rate": fpr[wins] - fpr[plain],
+            "exact binomial p on the discordant seeds": float(mcnemar_p),
             "share in the outer 40 % of [0, 1] (0.4 if uniform)": outer[name],
         },
         fmt=".3f",
@@ -341,8 +367,16 @@ glue("share_below_clean", float(np.mean(d["clean"] < 0)))
 glue("d_cont", eff["contaminated"][0])
 glue("share_pct", 100 * share)
 glue("n_null", n_null)
-glue("shift_mean", float(shift.mean()))
-glue("shift_low", float(shift_ci.low))
-glue("shift_high", float(shift_ci.high))
+glue("n_wins_only", n_wins_only)
+glue("n_plain_only", n_plain_only)
+glue("mcnemar_p", float(mcnemar_p))
+glue("ks_fixed", float(ks_fixed))
+glue("outer_fixed", outer_fixed)
+glue("fpr_tol_087", float(stats.binom.ppf(0.975, n_null, 0.05) / n_null))
+glue("d_clean", eff["clean"][0])
+glue("d_clean_low", eff["clean"][1])
+glue("d_clean_high", eff["clean"][2])
+glue("clean_log10p_first", float(np.log10(curve["clean"][0])))
+glue("clean_log10p_last", float(np.log10(curve["clean"][-1])))
 glue("n_disagree", int(np.sum(both[0] != both[1])))
 glue("runtime_s", runtime_s)

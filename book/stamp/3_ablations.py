@@ -123,7 +123,7 @@ for seed in SEEDS:
                 continue
             for d in (0.0, DELTA) if name == "clean" else (delta,):
                 ppl[(name, seed, epoch, d)] = perplexities(model, items[d])
-            if name in ("watermarked", "clean"):
+            if name in ("watermarked", "two copies", "clean"):
                 logp[(name, seed, epoch)] = token_logprobs(model, items[DELTA][0])
     print(f"seed {seed}: {time.perf_counter() - t_start:.0f} s")
 
@@ -215,20 +215,26 @@ plt.show()
 # its interval, and the clean model's effect (red squares) stays near 0. Right: after the last
 # epoch the watermarked suspect's p-value is smaller on every seed ({glue:text}`gain_end:.1f`
 # orders of magnitude on average), after one epoch the gap is {glue:text}`gain_first:+.1f` and
-# its sign varies between seeds. In this grammar two plain rephrasings already differ in about
-# three words out of four, so a suspect that memorised the public one tells it from the
-# private ones whether or not a key biased the choices. A likely reason for the late gain, not
-# tested here: the watermark adds a key-wide pattern (the public key's green bigrams recur
-# across items) that a suspect picks up only with more training. The paper's free LLM
-# rephrasings are less distinct from each other than a synonym grammar's, which is where a
-# keyed bias has more to add.
+# its sign varies between seeds. In this grammar two plain rephrasings already differ in most
+# of their words (each word is one of four synonyms), so a suspect that memorised the public
+# one tells it from the private ones whether or not a key biased the choices. A likely reason
+# for the late gain, not tested here: the watermark adds a key-wide pattern (the public key's green
+# bigrams recur across items) that a suspect picks up only with more training. The paper's free LLM
+# rephrasings are less distinct from each other than a synonym grammar's, which is where a keyed
+# bias has more to add.
 
 # %% [markdown]
 # ## Where the test loses power
 #
-# One epoch still detects every suspect over 300 items. Fewer items are the other way to
-# dilute the evidence: the share of 200 random subsets of $n$ items on which the test rejects
-# at level 0.05, for each suspect and epoch (mean over the seeds).
+# At every epoch read (1, 2, 4) and every seed, both suspects are still detected over all 300
+# items (the largest p-value is {glue:text}`p_max_sweep:.3f`): fewer epochs weaken the
+# contamination but never make the test lose it. Fewer items tested do not change the
+# contamination (the public versions stay the same share of the corpus); they shrink the test's
+# sample and so dilute the evidence: the share of 200 random subsets of $n$ items on which the
+# test rejects at level 0.05, for each suspect and epoch (mean over the seeds). The other way
+# to dilute the contamination, a larger background, was not run: at `small` scale a
+# background ten times larger makes every epoch ten times longer, beyond the chapter's budget
+# (exercise 4).
 
 # %%
 sizes = [5, 10, 20, 50, 100]
@@ -286,7 +292,9 @@ one = np.array([np.log10(pval[("watermarked", s, E, DELTA)]) for s in SEEDS])
 two = np.array([np.log10(pval[("two copies", s, E, DELTA)]) for s in SEEDS])
 clean = np.array([np.log10(pval[("clean", s, E, DELTA)]) for s in SEEDS])
 clean_plain = np.array([np.log10(pval[("clean", s, E, 0.0)]) for s in SEEDS])
+spread_one = float(one.max() - one.min())  # seed-to-seed spread of the one-copy runs
 print("log10 p  one copy", one.round(1), " two copies", two.round(1), " clean", clean.round(2))
+print(f"one-copy runs spread by {spread_one:.1f} orders between seeds")
 
 # %% [markdown]
 # ## The scores STAMP replaces
@@ -314,8 +322,15 @@ fpr = {
     )
     for score, f in scores.items()
 }
+# Positive control: the same computation on the suspect that saw the public versions twice.
+fpr_two = {
+    score: np.array(
+        [fpr_at_tpr(f(logp[("two copies", s, E)], s), f(logp[("clean", s, E)], s)) for s in SEEDS]
+    )
+    for score, f in scores.items()
+}
 for k, v in fpr.items():
-    print(f"{k:18s}: FPR at TPR 0.5 = {v.round(3)} (seeds)")
+    print(f"{k:18s}: FPR at TPR 0.5 = {v.round(3)}, two-copies suspect {fpr_two[k].round(3)}")
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 3, figsize=plotting.figsize("wide"))
@@ -336,11 +351,15 @@ plt.show()
 # **What to see.** The two histograms nearly coincide: the dashed line (the median under the
 # contaminated model, so half of its items flagged) flags almost as many of the same items
 # under the clean model ({glue:text}`fpr_end:.2f` on average over scores and seeds, 0.5 would
-# be chance). Memorising an item lowers its perplexity by much less than items differ from each
-# other, so a per-item score is close to chance here, and without the clean model's histogram,
-# which the data owner does not have, nothing says where the threshold should be and no
-# p-value comes out. STAMP compares each public version with its own private versions, which
-# removes the item-to-item spread, and pools 300 such comparisons.
+# be chance; the unit differs from STAMP's: a share of *items* wrongly flagged, where STAMP's
+# 0.05 is the rate of wrongly flagging a whole *set*). The same computation on the suspect that
+# saw the public versions twice gives {glue:text}`fpr_two:.2f`, a check of the scores
+# themselves: random scores would stay at 0.5, a score that carries membership should fall
+# below it as memorisation grows. Memorising an item lowers its perplexity by much less than
+# items differ from each other, so a per-item score is close to chance here, and without the
+# clean model's histogram, which the data owner does not have, nothing says where the threshold
+# should be and no p-value comes out. STAMP compares each public version with its own private
+# versions, which removes the item-to-item spread, and pools 300 such comparisons.
 
 # %% [markdown]
 # ## Claim check
@@ -349,8 +368,11 @@ plt.show()
 # magnitude at the final epoch, with the same comparison on the clean model (watermarked
 # against plain versions, neither seen) as the control; its effect size is reported with its
 # interval, which is what decides the verdict; (2) two copies give a smaller p-value than one
-# copy, with the clean model as the control; (3) the membership scores flag items of the clean
-# model at the threshold that detects contamination.
+# copy by more than 3 orders; the clean model cannot serve as its control (its p-value is near 1
+# whatever the copies do), so the seed-to-seed spread of the one-copy runs is reported instead
+# and the verdict is "illustrated"; (3) the membership scores flag items of the clean model at
+# the threshold that detects contamination; random scores would do the same, so the
+# two-copies suspect is reported as a check of the scores, and the verdict is "illustrated".
 
 # %%
 assert all(pval[("clean", s, E, DELTA)] > 1e-3 for s in SEEDS), clean
@@ -381,8 +403,11 @@ claim(
     paper="more copies, more evidence (ablation)",
     value=two,
     check=less(one, by=3.0, label="log10 p with one copy"),
-    control=("clean model", clean),
-    verdict="reproduced",
+    verdict="illustrated",
+    caveat="no informative negative control (a clean model cannot pass by construction); the "
+    f"one-copy runs spread by {spread_one:.1f} orders between seeds, against a mean gain of "
+    f"{(one - two).mean():.1f}",
+    numbers={"seed-to-seed spread of one copy (orders)": spread_one},
     fmt=".1f",
 )
 fpr_end = np.mean([fpr[k] for k in scores], axis=0)  # per seed, mean over the scores
@@ -395,8 +420,13 @@ claim(
     value=fpr_end,
     check=greater(0.25),
     verdict="illustrated",
-    caveat="no negative control: the threshold needs the clean model, which a data owner lacks",
-    numbers={f"{k} FPR": float(fpr[k].mean()) for k in scores},
+    caveat="no negative control: the threshold needs the clean model, which a data owner lacks, "
+    "and random scores (FPR 0.5) would pass too; item-level rate, not STAMP's set-level 0.05; "
+    f"two-copies suspect {np.mean([fpr_two[k] for k in scores]):.2f}",
+    numbers={
+        **{f"{k} FPR": float(fpr[k].mean()) for k in scores},
+        "two-copies suspect (mean over scores)": float(np.mean([fpr_two[k] for k in scores])),
+    },
     fmt=".2f",
 )
 glue("gain_end", float(gain[:, -1].mean()))
@@ -405,6 +435,19 @@ glue("d_gap", float(d_gap[:, 0].mean()))
 glue("logp_one", float(one.mean()))
 glue("logp_two", float(two.mean()))
 glue("fpr_end", float(fpr_end.mean()))
+glue("fpr_two", float(np.mean([fpr_two[k] for k in scores])))
+glue("spread_one", spread_one)
+glue(
+    "p_max_sweep",
+    float(
+        max(
+            pval[(n, s, e, d)]
+            for n, d in [("plain", 0.0), ("watermarked", DELTA)]
+            for s in SEEDS
+            for e in ckpts
+        )
+    ),  # fmt: skip
+)
 for name in ("plain", "watermarked"):
     glue(f"pow20_{'wm' if name == 'watermarked' else name}_end", float(pow_curve[(name, E)][2]))
     glue(
