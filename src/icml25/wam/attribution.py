@@ -198,6 +198,21 @@ def model_free_attribution(
     return [torch.rand(c.shape, generator=g, dtype=c.dtype) for c in coeffs]
 
 
+def _check_attr_like(attr, coeffs: list[torch.Tensor], where: str = "") -> None:
+    """``attr`` must be a list of finite tensors shaped like ``coeffs`` (= dwt(x))."""
+    if (
+        not isinstance(attr, list)
+        or len(attr) != len(coeffs)
+        or any(
+            not isinstance(a, torch.Tensor) or a.shape != c.shape
+            for a, c in zip(attr, coeffs, strict=True)
+        )
+    ):
+        raise ValueError(f"attr must be a list shaped like dwt(x){where}")
+    for a in attr:
+        check_tensor("attr", a)
+
+
 def region_mass_ratio(
     attr: list[torch.Tensor], region: torch.Tensor, ndim: int = 2, levels=None
 ) -> float:
@@ -265,17 +280,7 @@ def keep_top(
     largest |attr| (per example, all sub-bands pooled); the others are set to 0. Shape of x."""
     keep = check_real("keep", keep, 0.0, 1.0, low_open=True)
     coeffs = dwt(x, wavelet, level, ndim)
-    if (
-        not isinstance(attr, list)
-        or len(attr) != len(coeffs)
-        or any(
-            not isinstance(a, torch.Tensor) or a.shape != c.shape
-            for a, c in zip(attr, coeffs, strict=True)
-        )
-    ):
-        raise ValueError("attr must be a list shaped like dwt(x)")
-    for a in attr:
-        check_tensor("attr", a)
+    _check_attr_like(attr, coeffs)
     score = torch.cat([a.detach().abs().flatten(1) for a in attr], 1)
     k = max(1, int(keep * score.shape[1]))
     mask = torch.zeros_like(score, dtype=torch.bool).scatter_(1, score.topk(k, 1).indices, True)
@@ -333,17 +338,7 @@ def insertion_deletion(
     t = _targets(model, x, target)
     if domain == "wavelet":
         coeffs = dwt(x, wavelet, level, ndim)
-        if (
-            not isinstance(attr, list)
-            or len(attr) != len(coeffs)
-            or any(
-                not isinstance(a, torch.Tensor) or a.shape != c.shape
-                for a, c in zip(attr, coeffs, strict=True)
-            )
-        ):
-            raise ValueError("attr must be a list shaped like dwt(x) for domain='wavelet'")
-        for a in attr:
-            check_tensor("attr", a)
+        _check_attr_like(attr, coeffs, " for domain='wavelet'")
         flat = torch.cat([c.reshape(x.shape[0], -1) for c in coeffs], dim=1)
         score = torch.cat([a.detach().abs().reshape(x.shape[0], -1) for a in attr], dim=1)
         sizes = [c[0].numel() for c in coeffs]
