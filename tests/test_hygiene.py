@@ -186,3 +186,40 @@ def test_committed_notebooks_are_small():
         size = nb.stat().st_size
         assert size < 2_000_000, f"{nb} is {size / 1e6:.1f} MB: lower the figure dpi or count"
         json.loads(nb.read_text(encoding="utf-8"))
+
+
+_GLUE_ROLE = re.compile(r"\{glue(?::(\w+))?\}`([^`]*)`")
+
+
+def _glue_keys(nb: Path) -> set[str]:
+    data = json.loads(nb.read_text(encoding="utf-8"))
+    return {
+        out["metadata"]["scrapbook"]["name"]
+        for cell in data["cells"]
+        for out in cell.get("outputs", [])
+        if "scrapbook" in out.get("metadata", {})
+    }
+
+
+def test_every_glue_reference_resolves_as_myst_nb_parses_it():
+    """myst-nb splits ``{glue:text}`` on the *last* colon, so ``nb.ipynb::key`` with no format
+    reads as key ``nb.ipynb:`` (write ``nb.ipynb::key:s``); ``{glue:}`` takes no format at all.
+    ``jupyter-book build -W`` fails on either, so catch them here, seconds before the build."""
+    problems = []
+    for doc in sorted(BOOK.rglob("*")):
+        if doc.suffix not in (".md", ".py") or ".ipynb_checkpoints" in doc.parts:
+            continue
+        for m in _GLUE_ROLE.finditer(doc.read_text(encoding="utf-8")):
+            role, text = m.group(1) or "any", m.group(2)
+            if role == "text":
+                head, _, fmt = text.rpartition(":")
+                key = head if head else fmt
+            else:
+                key = text
+            path, sep, name = key.rpartition("::")
+            target = (doc.parent / path) if sep else doc.with_suffix(".ipynb")
+            if not sep and doc.suffix == ".md":
+                problems.append(f"{doc.relative_to(ROOT)}: `{text}` needs a notebook path")
+            elif not target.exists() or name not in _glue_keys(target):
+                problems.append(f"{doc.relative_to(ROOT)}: {{glue:{role}}}`{text}` -> key {name!r}")
+    assert not problems, "unresolved glue:\n" + "\n".join(problems)

@@ -237,7 +237,7 @@ plt.show()
 # exactly; their count grows by a constant step per doubling of $n$ (the code adds about $t$
 # parity checks per extra bit). Unit-vector delays recover too but grow linearly
 # ({glue:}`identity_256` queries at $n$ = 256, above the budget). With $b$ = 3 SPEX stays cheap
-# but recovers in only {glue:}`measured_cost_control:.2f` of the (n, seed) pairs at
+# but recovers in only {glue:text}`measured_cost_control:.2f` of the (n, seed) pairs at
 # $n \ge 256$ (eight bins for 20 terms: peeling succeeds only when the hashing is lucky): the
 # budget alone does not make recovery, enough bins do.
 
