@@ -29,6 +29,7 @@ PACKAGES = [
     "icml25.spex.text",
     "icml25.stamp",
     "icml25.stamp.llm",
+    "icml25.sufficient_explanations",
     "icml25.two_stage_rct",
     "icml25.wam",
 ]
