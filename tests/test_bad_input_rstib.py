@@ -307,6 +307,7 @@ SPECS: dict[str, Spec] = {
             "patience": 3,
             "beta_schedule": np.array([0.0, 1e-3]),
             "progress": False,
+            "teacher_forecasts": None,
         },
         {
             "model": st.one_of(not_a(), st.just(rstib.STIDMLP(7, **KW))),
@@ -316,6 +317,9 @@ SPECS: dict[str, Spec] = {
             "lr": bad_positive(),
             "batch_size": bad_int(1),
             "seed": bad_seed(),
+            "teacher_forecasts": st.one_of(
+                bad_array(WIN["train"]["y"], none=False), st.just(WIN["train"]["y"][:1])
+            ),
             "beta": bad_real(0.0),
             "kd_weight": bad_real(0.0),
             "weight_decay": bad_real(0.0),

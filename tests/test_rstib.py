@@ -46,6 +46,21 @@ def test_gaussian_kl_known_answers():
         gaussian_kl(torch.zeros(2), torch.ones(3))
 
 
+def test_gaussian_kl_equals_torch_distributions_bit_for_bit():
+    """The closed form replaced ``kl_divergence(Normal, Normal)``: same values, same gradients."""
+    from torch.distributions import Normal, kl_divergence
+
+    g = torch.Generator().manual_seed(1)
+    mu = torch.randn(4, 7, generator=g).requires_grad_()
+    sigma = (torch.rand(4, 7, generator=g) + 0.01).requires_grad_()
+    ours = gaussian_kl(mu, sigma)
+    ref = kl_divergence(Normal(mu, sigma), Normal(torch.zeros_like(mu), torch.ones_like(mu)))
+    assert torch.equal(ours, ref)
+    g_ours = torch.autograd.grad(ours.sum(), (mu, sigma))
+    g_ref = torch.autograd.grad(ref.sum(), (mu, sigma))
+    assert all(torch.equal(a, b) for a, b in zip(g_ours, g_ref, strict=True))
+
+
 @pytest.mark.parametrize("kind", ["corridors", "knn"])
 def test_graph_is_directed_thresholded_kernel(kind):
     coords, W = make_traffic_graph(16, kind, seed=1)
@@ -297,3 +312,24 @@ def test_training_traces_patience_and_schedule(windows):
     assert 0.3 < plain["train_loss"][-1] / plain["val_mae"][-1] < 3
     with pytest.raises(ValueError, match="beta_schedule"):
         train_forecaster(STIDMLP(16, d=8), small, 5, beta_schedule=sched)
+
+
+def test_teacher_forecasts_reused_give_the_same_training():
+    """Passing predict(teacher, windows, "train") once equals letting each call compute it."""
+    from icml25.rstib.train import predict
+
+    _, W = make_traffic_graph(8, "corridors", seed=0)
+    data = simulate_traffic(W, n_days=2, lag=3, seed=0)
+    win = make_windows(data, noisy=add_noise(data.x, 0.5, seed=1))
+    torch.manual_seed(0)
+    teacher = STIDMLP(8, d=4)
+    runs = []
+    for forecasts in (None, predict(teacher, win, "train")):
+        torch.manual_seed(1)
+        student = RSTIBMLP(8, d=4)
+        h = train_forecaster(student, win, 2, teacher=teacher, seed=1, teacher_forecasts=forecasts)
+        runs.append((h["val_mae"], predict(student, win, "test")))
+    assert runs[0][0] == runs[1][0]
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+    with pytest.raises(ValueError, match="teacher_forecasts"):
+        train_forecaster(RSTIBMLP(8, d=4), win, 1, teacher_forecasts=runs[0][1])

@@ -66,11 +66,12 @@ from icml25.rstib import (
     make_traffic_graph,
     make_windows,
     n_params,
+    predict,
     simulate_traffic,
     train_forecaster,
 )
 
-t_start = time.perf_counter()
+t_start, cpu_start = time.perf_counter(), time.process_time()
 SCALE = setup(seed=0)
 CONFIG = {
     "small": {
@@ -130,6 +131,7 @@ for r in CONFIG["ratios"]:
     teacher, mae["STGCN-lite"][r] = fit(
         STGCNLite(N, W, channels=CONFIG["channels"]), win, 0, **TEACHER
     )
+    teacher_train = predict(teacher, win, "train")  # computed once for the students below
     seeds = CONFIG["seeds"] if r == r_max else CONFIG["seeds"][:1]
     mae["MLP"][r], mae["RSTIB-MLP"][r] = [], []
     for seed in seeds:
@@ -137,7 +139,9 @@ for r in CONFIG["ratios"]:
         mlp, m = fit(STIDMLP(N, d=CONFIG["d"]), win, seed)
         mae["MLP"][r].append(m)
         torch.manual_seed(seed)
-        student, m = fit(RSTIBMLP(N, d=CONFIG["d"]), win, seed, teacher=teacher)
+        student, m = fit(
+            RSTIBMLP(N, d=CONFIG["d"]), win, seed, teacher=teacher, teacher_forecasts=teacher_train
+        )
         mae["RSTIB-MLP"][r].append(m)
         student.n_eval_samples = 0  # the one-pass mean path, for the speed comparison below
         mean_path.setdefault(r, []).append(evaluate(student, win)["MAE"])
@@ -179,9 +183,9 @@ plt.show()
 # **What to see.** Without noise the two MLPs are somewhat less accurate than the graph
 # network. As the noise grows, the MLPs' error grows much faster than the graph
 # network's. RSTIB-MLP starts worse than the plain MLP without noise and ends close to it at
-# the largest ratio: at ten epochs with the official training schedule the bottleneck buys
-# little robustness here (error bars: the spread over training seeds at the largest ratio; one
-# seed at the other ratios).
+# the largest ratio: at {glue:text}`n_epochs` epochs with the official training schedule the
+# bottleneck buys little robustness here (error bars: the spread over training seeds at the
+# largest ratio; one seed at the other ratios).
 
 # %% [markdown]
 # ## Accuracy against inference time
@@ -268,7 +272,8 @@ plt.show()
 # ## Claim check
 #
 # At the largest noise ratio: RSTIB-MLP's error against the plain MLP's (worst RSTIB seed
-# against best MLP seed) and against the graph network's, for every seed; the speed of the
+# against best MLP seed, a strict criterion: on seed means the gain is
+# {glue:text}`mean_gain:.3f`) and against the graph network's, for every seed; the speed of the
 # paper's 12-draw model (averaged as in the official code) against the graph network's; and,
 # separately labelled, the speed of the mean path (this book's addition), with the graph
 # network timed twice as the null control.
@@ -279,6 +284,7 @@ mean_hi = np.array(mean_path[r_max])
 mlp_hi = np.array(mae["MLP"][r_max])
 gnn_hi = float(mae["STGCN-lite"][r_max])
 margin = 1 - rstib_hi.max() / mlp_hi.min()
+mean_gain = 1 - rstib_hi.mean() / mlp_hi.mean()  # the same gain on seed means, reported only
 speedup_12 = infer_ms["STGCN-lite"] / infer_ms["RSTIB-MLP"]
 speedup_mean = infer_ms["STGCN-lite"] / infer_ms["RSTIB-MLP (mean path)"]
 speedup_mc = infer_ms["STGCN-lite"] / infer_ms["RSTIB-MLP (12 forecasts)"]
@@ -289,6 +295,7 @@ print(
     f"12 forecasts {speedup_mc:.2f}, null {speedup_null:.2f}"
 )
 runtime_s = time.perf_counter() - t_start
+cpu_s = time.process_time() - cpu_start  # the kernel's CPU time: the idle-machine wall time
 claim(
     "rstib/2_robustness/beats_mlp_under_noise",
     f"At r = {r_max}, RSTIB-MLP's worst seed has an MAE more than 5 % below the plain MLP's best "
@@ -300,8 +307,10 @@ claim(
     seeds=len(rstib_hi),
     caveat=f"RSTIB-MLP {rstib_hi.mean():.1f} against the plain MLP's {mlp_hi.mean():.1f} on "
     f"average, better in {int(np.sum(rstib_hi < mlp_hi))} of {len(rstib_hi)} seeds; without "
-    f"noise it is worse ({mae['RSTIB-MLP'][0.0][0]:.1f} vs {mae['MLP'][0.0][0]:.1f}); ten epochs "
-    "with the official schedule, at which the bottleneck costs accuracy (notebook 3)",
+    f"noise it is worse ({mae['RSTIB-MLP'][0.0][0]:.1f} vs {mae['MLP'][0.0][0]:.1f}); "
+    f"{CONFIG['epochs']} epochs with the official schedule, at which the bottleneck costs "
+    "accuracy (notebook 3); the criterion is strict (worst seed against best seed): on seed "
+    f"means the gain is {mean_gain:.3f}",
     numbers={"RSTIB-MLP MAE": rstib_hi.mean(), "MLP MAE": mlp_hi.mean()},
     fmt=".3f",
 )
@@ -312,9 +321,9 @@ claim(
     value=rstib_hi,
     check=less(gnn_hi, label="STGCN-lite's MAE"),
     verdict="not reproduced",
-    caveat=f"RSTIB-MLP ({rstib_hi.mean():.1f}) is far above the graph network ({gnn_hi:.1f}), "
-    f"close to the plain MLP ({mlp_hi.mean():.1f}); a distilled MLP without the bottleneck "
-    "comes closer but does not beat it either (notebook 3)",
+    caveat=f"RSTIB-MLP's MAE ({rstib_hi.mean():.1f}) is {rstib_hi.mean() / gnn_hi:.2f}x the graph "
+    f"network's ({gnn_hi:.1f}), close to the plain MLP ({mlp_hi.mean():.1f}); a distilled MLP "
+    "without the bottleneck comes closer but does not beat it either (notebook 3)",
     fmt=".2f",
 )
 claim(
@@ -345,6 +354,8 @@ claim(
     fmt=".2f",
 )
 glue("r_max", r_max)
+glue("n_epochs", CONFIG["epochs"])
+glue("mean_gain", mean_gain)
 glue("rstib_hi", rstib_hi.mean())
 glue("rstib_mean_hi", mean_hi.mean())
 glue("rstib_mc_hi", np.mean(mc_avg[r_max]))
@@ -365,3 +376,4 @@ glue("speedup_mc_vs_gnn", speedup_mc)
 glue("mean_path_vs_mlp_time", infer_ms["RSTIB-MLP (mean path)"] / infer_ms["MLP"])
 glue("n_seeds", len(rstib_hi))
 glue("runtime_s", runtime_s)
+glue("cpu_s", cpu_s)
