@@ -223,3 +223,37 @@ def test_every_glue_reference_resolves_as_myst_nb_parses_it():
             elif not target.exists() or name not in _glue_keys(target):
                 problems.append(f"{doc.relative_to(ROOT)}: {{glue:{role}}}`{text}` -> key {name!r}")
     assert not problems, "unresolved glue:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_each_glue_key_is_glued_once(nb):
+    """myst-nb warns on a key glued twice in one notebook (``glue key 'x' duplicate``), and the
+    ``-W`` book build then fails."""
+    data = json.loads(nb.read_text(encoding="utf-8"))
+    names = [
+        out["metadata"]["scrapbook"]["name"]
+        for cell in data["cells"]
+        for out in cell.get("outputs", [])
+        if "scrapbook" in out.get("metadata", {})
+    ]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    assert not dupes, f"{nb.relative_to(ROOT)}: glued more than once: {dupes}"
+
+
+_LINK = re.compile(r"\]\(([^)#\s]+\.(?:ipynb|md))(?:#[^)]*)?\)")
+
+
+def test_links_to_book_pages_resolve():
+    """A markdown link to a page that does not exist (``Unknown source document``) fails the
+    ``-W`` build: every relative ``.ipynb``/``.md`` link in the book must name a file."""
+    problems = []
+    for doc in sorted(BOOK.rglob("*")):
+        if doc.suffix not in (".md", ".py") or ".ipynb_checkpoints" in doc.parts:
+            continue
+        for m in _LINK.finditer(doc.read_text(encoding="utf-8")):
+            target = m.group(1)
+            if "://" in target:
+                continue
+            if not (doc.parent / target).exists():
+                problems.append(f"{doc.relative_to(ROOT)}: link to missing {target}")
+    assert not problems, "\n".join(problems)
