@@ -45,6 +45,19 @@ ROWS = [
     for s in (0, 1)
 ]
 DF = pd.DataFrame(ROWS)
+GRID = DF.assign(sigma=DF["b"] / 8.0, test_loss=1.0 + DF["lr"] / 10 + DF["seed"] / 100)
+BAD_GRID = st.one_of(
+    not_a(ROWS),
+    st.sampled_from(
+        [
+            GRID.drop(columns="exposure_r4"),
+            GRID.head(4),
+            GRID.assign(b=0),
+            GRID.assign(exposure_r4=np.nan),
+            GRID.drop(columns="lr"),
+        ]
+    ),
+)
 
 
 @cache
@@ -237,6 +250,54 @@ SPECS: dict[str, Spec] = {
         },
         finite=True,
     ),
+    f"{P}.fit_privacy_regression(model)": Spec(
+        pv.fit_privacy_regression,
+        {"df": GRID, "response": None, "model": "composite"},
+        {
+            "model": bad_choice(pv.MODELS),
+            "df": st.sampled_from([GRID.drop(columns="sigma"), GRID.assign(sigma=-1.0)]),
+        },
+    ),
+    f"{P}.bootstrap_coefficients": Spec(
+        pv.bootstrap_coefficients,
+        {"df": GRID, "response": None, "model": "interaction", "n_boot": 10, "seed": 0},
+        {
+            "df": BAD_GRID,
+            "response": st.sampled_from(["missing", "a b", 3]),
+            "model": bad_choice(pv.MODELS),
+            "n_boot": bad_int(10),
+            "level": bad_probability(low_open=True, high_open=True),
+            "seed": bad_seed(),
+        },
+        finite=True,
+    ),
+    f"{P}.select_configuration": Spec(
+        pv.select_configuration,
+        {"loss": [1.0, 1.05, 1.3], "predicted": [3.0, 2.0, 0.0], "tol": 0.1},
+        {
+            "loss": st.sampled_from([[], [1.0, np.nan, 1.0], [[1.0, 2.0, 3.0]]]),
+            "predicted": st.sampled_from([[1.0], [1.0, np.inf, 2.0]]),
+            "tol": bad_real(0.0),
+        },
+        names={"loss": "loss"},
+    ),
+    f"{P}.heldout_selection": Spec(
+        pv.heldout_selection,
+        {"df": GRID, "model": "individual", "tol": 0.5, "n_perm": 2, "seed": 0},
+        {
+            "df": st.one_of(
+                BAD_GRID,
+                st.sampled_from(
+                    [GRID[GRID.seed == 0], GRID.drop(columns="test_loss"), GRID.iloc[:-1]]
+                ),
+            ),
+            "response": st.sampled_from(["missing", "a b", 3]),
+            "model": bad_choice(pv.MODELS),
+            "tol": bad_real(0.0),
+            "n_perm": bad_int(1),
+            "seed": bad_seed(),
+        },
+    ),
     f"{P}.config_vs_seed_anova": Spec(
         pv.config_vs_seed_anova,
         {"df": DF, "column": "exposure_r4"},
@@ -257,7 +318,7 @@ SPECS: dict[str, Spec] = {
     ),
 }
 
-CONSTANTS = {f"{P}.MAX_EXPOSURE"}
+CONSTANTS = {f"{P}.MAX_EXPOSURE", f"{P}.MODELS"}
 RESULTS = {f"{P}.Corpus": "returned by make_corpus", f"{P}.TrainResult": "returned by train_dp"}
 
 test_bad_input_is_rejected = bad_input_test(SPECS)

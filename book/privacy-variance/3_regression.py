@@ -14,20 +14,30 @@
 # ---
 
 # %% [markdown]
-# # Which hyperparameters cost privacy? A regression, and a better selection rule
+# # Which hyperparameters cost privacy? Regressions and a held-out selection rule
 #
 # The paper explains the variance of empirical privacy at fixed $\varepsilon$ by regressing it
-# on the hyperparameters. Here the grid adds a second axis, the learning rate $\eta$, to batch
-# size $b$ and steps $T$, all at $\varepsilon$ = 8, and statsmodels fits
+# on the hyperparameters, individual and composite, and turns the fitted signs into selection
+# heuristics. This notebook trains a grid of batch sizes $b$, step counts $T$ and learning rates
+# $\eta$, all at $\varepsilon$ = 8, on three seeds, and fits three regressions of the exposure of
+# the 16-fold canaries (statsmodels OLS; `selection.MODELS`):
 #
 # $$
-# \text{exposure}_{16} = \beta_0 + \beta_b \log b + \beta_T \log T + \beta_\eta \log \eta
-# + \text{noise},
+# \begin{aligned}
+# \text{individual:}\quad & \beta_0 + \beta_b \log b + \beta_T \log T + \beta_\eta \log \eta,\\
+# \text{composite:}\quad & \beta_0 + \beta_{bT} \log (bT) + \beta_{\nu} \log \frac{\sigma C}{b}
+#   + \beta_\eta \log \eta,\\
+# \text{interaction:}\quad & \text{individual} + \beta_{b\eta} \log b \cdot \log \eta,
+# \end{aligned}
 # $$
 #
-# with 95 % confidence intervals. Then the fitted signs become a selection rule: among the
-# configurations whose utility is as good as the best (within a tolerance), prefer the one the
-# regression expects to memorise least.
+# where $bT$ is the compute (gradients computed) and $\sigma C / b$ the noise-to-signal ratio
+# (the noise standard deviation of the averaged gradient relative to the clipped signal; with
+# $C$ = 1 fixed it is $\sigma / b$). The intervals come from two sources: statsmodels' OLS
+# intervals and a bootstrap that resamples **configurations** (a configuration brings its three
+# seeds along). Then the selection rule: among the configurations whose held-out loss is within
+# `TOL` of the best, pick the one the regression predicts to memorise least, and score it on
+# configurations **and** seeds the regression was not fitted on.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -51,23 +61,38 @@ if "google.colab" in sys.modules:
 import time
 
 import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
 from icml25.common import glue, plotting, setup
 from icml25.common.claims import claim, greater
-from icml25.privacy_variance import fit_privacy_regression, make_corpus, run_grid
+from icml25.privacy_variance import (
+    MAX_EXPOSURE,
+    MODELS,
+    bootstrap_coefficients,
+    fit_privacy_regression,
+    heldout_selection,
+    make_corpus,
+    run_grid,
+)
 
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
 CONFIG = {
-    "small": {"batches": [64, 256, 1024], "steps": [50, 100, 200], "lrs": [0.5, 2.0], "seeds": [0]},
+    "small": {
+        "batches": [32, 128, 512],
+        "steps": [25, 100],
+        "lrs": [0.25, 1.0],
+        "seeds": [0, 1, 2],
+    },
     "large": {
-        "batches": [64, 128, 256, 512, 1024],
-        "steps": [50, 100, 200, 400],
+        "batches": [32, 64, 128, 256, 512, 1024],
+        "steps": [25, 50, 100, 200],
         "lrs": [0.25, 0.5, 1.0, 2.0],
-        "seeds": [0, 1],
+        "seeds": [0, 1, 2, 3, 4],
     },
 }[SCALE]
-EPS, TOL = 8.0, 0.05
+EPS, TOL, N_BOOT, N_PERM = 8.0, 0.1, 1000, 200  # TOL: nats of held-out loss, as notebook 2
 print(SCALE, CONFIG)
 
 corpus = make_corpus(n_records=4096, reps=(1, 4, 16), n_per_rep=20, n_controls=50, seed=0)
@@ -79,160 +104,307 @@ configs = [
     for lr in CONFIG["lrs"]
 ]
 df = run_grid(configs, corpus, EPS, DELTA, seeds=CONFIG["seeds"])
-df.round(3)[["b", "T", "lr", "seed", "sigma", "test_loss", "exposure_r16"]]
+cols = ["sigma", "test_loss", "exposure_r16", "exposure_control"]
+df.groupby(["b", "T", "lr"])[cols].agg(["mean", "std"]).round(2)
 
 # %% [markdown]
-# ## The regression
+# Each row is one configuration (mean and standard deviation over the three seeds). The
+# learning rates are not tuned here: the grid spans them on purpose, because the regression
+# needs $\eta$ to vary (notebook 2 is the tuned, matched-utility comparison).
+#
+# ## Three regressions, two kinds of interval
 
 # %%
-fit = fit_privacy_regression(df)  # exposure_r16 ~ log b + log T + log lr
-print(fit.summary().tables[1])
-ci = fit.conf_int()
+fits = {m: fit_privacy_regression(df, model=m) for m in MODELS}
+boots = {m: bootstrap_coefficients(df, model=m, n_boot=N_BOOT, seed=0) for m in MODELS}
+quality = pd.DataFrame(
+    {m: {"R2": f.rsquared, "adj. R2": f.rsquared_adj, "AIC": f.aic} for m, f in fits.items()}
+).T
+print(quality.round(3))
+for m in MODELS:
+    table = boots[m].join(fits[m].conf_int().set_axis(["ols_lo", "ols_hi"], axis=1))
+    print(f"\n{m}: coefficient, bootstrap 95 % interval (resampling configurations), OLS interval")
+    print(table[["coef", "lo", "hi", "ols_lo", "ols_hi"]].round(2))
 
 # %% tags=["hide-input"]
-terms = ["np.log(b)", "np.log(T)", "np.log(lr)"]
-labels = [r"$\log b$ (batch)", r"$\log T$ (steps)", r"$\log \eta$ (learning rate)"]
-fig, ax = plt.subplots(figsize=plotting.figsize("single"))
-for i, term in enumerate(terms):
-    lo, hi = ci.loc[term]
-    ax.errorbar(
-        fit.params[term],
-        i,
-        xerr=[[fit.params[term] - lo], [hi - fit.params[term]]],
-        fmt="o",
-        color=plotting.PALETTE[0],
-        capsize=4,
-    )
-ax.axvline(0, color="k", lw=1)
-ax.set_yticks(range(3), labels)
-ax.invert_yaxis()
-ax.set(
-    xlabel="bits of exposure per unit of log (95 % CI)",
-    title=f"What raises memorisation at ε = {EPS:g} (R² = {fit.rsquared:.2f})",
-)
+LABELS = {
+    "np.log(b)": r"$\log b$",
+    "np.log(T)": r"$\log T$",
+    "np.log(lr)": r"$\log \eta$",
+    "np.log(bT)": r"$\log bT$ (compute)",
+    "np.log(nsr)": r"$\log \sigma C/b$ (noise-to-signal)",
+    "np.log(b):np.log(lr)": r"$\log b \cdot \log \eta$",
+}
+fig, axes = plt.subplots(1, 3, figsize=plotting.figsize("wide"), sharex=True)
+for panel, (ax, m) in enumerate(zip(axes, MODELS, strict=True)):
+    terms = [t for t in boots[m].index if t != "Intercept"]
+    ols = fits[m].conf_int()
+    for i, t in enumerate(terms):
+        c = boots[m].loc[t, "coef"]
+        lo, hi = boots[m].loc[t, ["lo", "hi"]]
+        ax.errorbar(
+            c,
+            i - 0.12,
+            xerr=[[c - lo], [hi - c]],
+            fmt="o",
+            color=plotting.PALETTE[0],
+            capsize=3,
+            label="bootstrap over configurations" if i == 0 else None,
+        )
+        lo, hi = ols.loc[t]
+        ax.errorbar(
+            c,
+            i + 0.12,
+            xerr=[[c - lo], [hi - c]],
+            fmt="s",
+            color=plotting.PALETTE[1],
+            capsize=3,
+            label="OLS" if i == 0 else None,
+        )
+    ax.axvline(0, color="k", lw=1)
+    ax.set_yticks(range(len(terms)), [LABELS[t] for t in terms])
+    ax.set_ylim(len(terms) - 0.5, -0.5)
+    ax.set(title=f"({'abc'[panel]}) {m}, R² = {fits[m].rsquared:.2f}")
+axes[1].set_xlabel("bits of exposure per unit of log (95 % interval)")
+axes[0].legend(fontsize=7, loc="lower right")
 plt.show()
 
 # %% [markdown]
-# **What to see.** A coefficient to the right of zero means that raising that hyperparameter
-# (at the same $\varepsilon$) raises the exposure of the repeated canaries. Bigger batches have
-# the strongest effect; the other two are read off their intervals.
-
-# %% [markdown]
-# ## Selecting a configuration
+# **What to see.** A coefficient to the right of zero means that raising that quantity (at the
+# same $\varepsilon$) raises the exposure of the 16-fold canaries. Blue: the bootstrap interval
+# over configurations; orange: the OLS interval, which treats the 36 runs as independent and is
+# narrower where configurations, not seeds, carry the variation. In the individual model both
+# the batch size, {glue:text}`beta_b:.2f` bits per unit of $\log b$ (bootstrap interval
+# {glue:text}`beta_b_lo:.2f` to {glue:text}`beta_b_hi:.2f`), and the steps,
+# {glue:text}`beta_T:.2f` ({glue:text}`beta_T_lo:.2f` to {glue:text}`beta_T_hi:.2f`), raise
+# exposure; the learning rate's {glue:text}`beta_lr:.2f` ({glue:text}`beta_lr_lo:.2f` to
+# {glue:text}`beta_lr_hi:.2f`) is not resolved over configurations. The interaction
+# $\log b \cdot \log \eta$ is {glue:text}`beta_blr:.2f` (bootstrap {glue:text}`beta_blr_lo:.2f`
+# to {glue:text}`beta_blr_hi:.2f`, OLS {glue:text}`beta_blr_ols_lo:.2f` to
+# {glue:text}`beta_blr_ols_hi:.2f`): in this grid a larger learning rate raises exposure more at
+# large batches, but the interval over configurations does not exclude zero. In the composite
+# model the compute
+# $bT$ has coefficient {glue:text}`beta_bT:.2f` ({glue:text}`beta_bT_lo:.2f` to
+# {glue:text}`beta_bT_hi:.2f`) and the noise-to-signal ratio {glue:text}`beta_nsr:.2f`
+# ({glue:text}`beta_nsr_lo:.2f` to {glue:text}`beta_nsr_hi:.2f`, not resolved). At a fixed
+# $\varepsilon$ the
+# calibrated $\sigma$ is a function of $(b, T)$, so $\log(bT)$ and $\log(\sigma C/b)$ are a
+# re-coordinatisation of $\log b, \log T$ (not an exact one: $\sigma$ is not a power law in
+# $b$ and $T$), and the two models fit about equally well (R² in the table).
 #
-# The utility-only rule picks the configuration with the lowest held-out loss. The
-# privacy-aware rule keeps every configuration within `TOL` = 0.05 nats of that loss and, among
-# them, picks the one with the lowest exposure *predicted* by the regression (a practitioner
-# would not measure exposure for every candidate). Both picks are then scored by their measured
-# exposure. The fit and the selection use the same grid (in-sample), so this shows what the
-# rule does, not how well it generalises.
+# The same regression on the never-inserted secrets, whose exposure should not depend on the
+# configuration, is the control of the batch-size claim below; and the fit is repeated on each
+# seed alone, so that the claim holds seed by seed.
 
 # %%
-cfg = df.groupby(["b", "T", "lr"], as_index=False)[["test_loss", "exposure_r16"]].mean()
-cfg["predicted"] = fit.predict(cfg)
-utility_pick = cfg.loc[cfg["test_loss"].idxmin()]
-pool = cfg[cfg["test_loss"] <= utility_pick["test_loss"] + TOL]
-privacy_pick = pool.loc[pool["predicted"].idxmin()]
-print("utility-only: ", utility_pick.round(3).to_dict())
-print("privacy-aware:", privacy_pick.round(3).to_dict())
+per_seed = pd.DataFrame(
+    [
+        {
+            "seed": s,
+            "beta_b": fit_privacy_regression(g, model="individual").params["np.log(b)"],
+            "beta_b_control": fit_privacy_regression(
+                g, response="exposure_control", model="individual"
+            ).params["np.log(b)"],
+        }
+        for s, g in df.groupby("seed")
+    ]
+)
+per_seed.round(3)
+
+# %% [markdown]
+# ## Selecting on held-out configurations
+#
+# The rule (`select_configuration`): among the candidates whose held-out loss is within
+# `TOL` = 0.1 nats of the best, pick the one with the lowest **predicted** exposure (a
+# practitioner measures utility for every candidate, but not memorisation). `heldout_selection`
+# evaluates it honestly: for each seed $s$ in turn, each candidate's exposure is predicted by the
+# interaction regression fitted on the **other two seeds** and the **other configurations**
+# (leave one configuration out), and the pick is scored by its measured exposure at seed $s$.
+# The references on the same band and seed are a random pick (the band's mean exposure), the
+# utility-only pick (lowest loss), the oracle (the band's least exposed), the in-sample pick (the
+# regression fitted on everything, seed $s$ and the candidate included) and, as the negative
+# control, the same held-out rule with the regression fitted on a permuted response
+# (`N_PERM` = 200 permutations), which knows nothing about the configurations.
+
+# %%
+sel = {m: heldout_selection(df, model=m, tol=TOL, n_perm=N_PERM, seed=0) for m in MODELS}
+main = sel["interaction"]
+print(main.round(2).to_string(index=False))
+summary = pd.DataFrame(
+    {
+        m: (r[["utility", "random", "permuted", "insample", "heldout", "best"]].mean())
+        for m, r in sel.items()
+    }
+).T
+summary["pair_acc"] = [sel[m]["pair_acc"].mean() for m in summary.index]
+print("\nmean over held-out seeds (exposure in bits):")
+print(summary.round(2))
 
 # %% tags=["hide-input"]
-fig, ax = plt.subplots(figsize=plotting.figsize("single"))
-ax.scatter(cfg["exposure_r16"], cfg["test_loss"], color="0.7", s=18, label="all configurations")
-ax.scatter(
-    pool["exposure_r16"],
-    pool["test_loss"],
-    color=plotting.PALETTE[0],
-    s=24,
-    label=f"within {TOL} nats of the best loss",
-)
-for pick, name, color in [
-    (utility_pick, "utility-only pick", plotting.PALETTE[3]),
-    (privacy_pick, "privacy-aware pick", plotting.PALETTE[2]),
-]:
-    ax.scatter(
-        pick["exposure_r16"],
-        pick["test_loss"],
-        s=140,
-        facecolors="none",
-        edgecolors=color,
-        lw=2,
-        label=f"{name}: b={pick['b']:.0f}, T={pick['T']:.0f}, η={pick['lr']:g}",
-    )
+refs = [
+    ("utility", "utility-only pick", plotting.PALETTE[3]),
+    ("random", "random pick (band mean)", plotting.PALETTE[7]),
+    ("permuted", "held-out rule, permuted fit (control)", plotting.PALETTE[4]),
+    ("insample", "in-sample pick", plotting.PALETTE[1]),
+    ("heldout", "held-out pick", plotting.PALETTE[0]),
+    ("best", "oracle (least exposed in band)", plotting.PALETTE[2]),
+]
+fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
+ax = axes[0]
+for j, (col, name, color) in enumerate(refs):
+    x = np.arange(len(main)) + (j - 2.5) * 0.13
+    ax.scatter(x, main[col], color=color, s=30, label=name, zorder=3)
+ax.axhline(MAX_EXPOSURE, color="0.3", ls="--", lw=1, label="ceiling (13.3 bits)")
+ax.axhline(np.log2(np.e), color="0.4", ls=":", lw=1, label="chance")
+ax.set_xticks(range(len(main)), [f"held-out seed {s}" for s in main["seed"]])
 ax.set(
-    xlabel="exposure of the 16-fold canaries (bits)",
+    ylim=(0, MAX_EXPOSURE + 0.5),
+    ylabel="measured exposure of the pick (bits)",
+    title="(a) the interaction model's picks, per held-out seed",
+)
+ax.legend(fontsize=6.5, loc="upper right", ncol=2)
+ax = axes[1]
+cfg = df.groupby(["b", "T", "lr"], as_index=False)[["test_loss", "exposure_r16"]].mean()
+ax.scatter(cfg["exposure_r16"], cfg["test_loss"], color="0.6", s=18, label="configurations")
+band = cfg[cfg["test_loss"] <= cfg["test_loss"].min() + TOL]
+ax.scatter(
+    band["exposure_r16"],
+    band["test_loss"],
+    color=plotting.PALETTE[0],
+    s=26,
+    label=f"within {TOL} nats of the best (seed mean)",
+)
+ax.axvline(MAX_EXPOSURE, color="0.3", ls="--", lw=1)
+ax.set(
+    xlabel="exposure of the 16-fold canaries (bits, mean of seeds)",
     ylabel="held-out loss (nats)",
+    xlim=(0, MAX_EXPOSURE + 0.5),
     ylim=(cfg["test_loss"].min() - 0.05, min(cfg["test_loss"].max(), cfg["test_loss"].min() + 1)),
-    title="Selecting under a fixed ε",
+    title="(b) utility against exposure",
 )
 ax.legend(fontsize=7, loc="upper right")
 plt.show()
 
 # %% [markdown]
-# **What to see.** The configurations with (nearly) the best utility (blue) differ by several
-# bits of exposure: choosing among them matters. Whether the regression-guided pick actually
-# lands on a less exposed one is measured, not guaranteed: with one seed per configuration and
-# a model that is linear in the log hyperparameters, it can miss, and the claim check below
-# reports which way it went; because the fit and the pick use the same grid, a win here is an
-# illustration, not evidence that the rule generalises.
+# **What to see.** (a) For each held-out seed, the measured exposure of each pick from the same
+# band of equally useful configurations. The distance between the random pick (grey) and the
+# held-out pick (blue) is what the rule buys on configurations and seeds it did not see; the
+# permuted fit (purple) is the same rule without information and should sit with the random
+# pick; the in-sample pick (orange) is what the notebook reported before, fitted and scored on
+# the same runs. (b) The configurations (mean over seeds): the band a practitioner would choose
+# from, and how far apart in exposure its members are.
 
 # %% [markdown]
 # ## Claim check
 #
-# The regression's signs are reported as measured. What is asserted is what the coefficient
-# figure shows: the batch-size coefficient is positive with its 95 % interval above zero
-# (bigger batches memorise more at equal $\varepsilon$); the model explains a substantial part
-# of the variation (R² > 0.3). The selection rule's result is reported either way.
+# Two claims, each with a negative control that must fail the same check, over the three seeds.
+#
+# 1. **Batch size.** Fitted on each seed alone, the individual regression's $\log b$
+#    coefficient exceeds 0.5 bits per unit of $\log b$ (0.35 bits per doubling) in every seed;
+#    the same fit on the never-inserted secrets must not.
+# 2. **Selection on held-out configurations.** The held-out pick of the interaction regression
+#    exposes at least 0.5 bits less than a random pick from the same band, for every held-out
+#    seed; the same rule with a permuted fit must not.
+# 3. **Against utility-only selection**, the paper's point: the held-out pick must expose at
+#    least 0.5 bits less than the lowest-loss configuration of the same band.
+#
+# The margins (0.5 bits, a factor $\sqrt 2$ in the secret's rank) were set before the grid was
+# run; the in-sample pick is reported alongside
+# ({glue:text}`saving_in:.2f` bits below the random pick, against {glue:text}`saving_perm:.2f`
+# for the permuted control).
 
 # %%
-beta_b, beta_T, beta_lr = (float(fit.params[t]) for t in terms)
-ci_b = ci.loc["np.log(b)"].to_numpy()
-saved = float(utility_pick["exposure_r16"] - privacy_pick["exposure_r16"])
-assert fit.rsquared > 0.3, fit.rsquared
+saving = (main["random"] - main["heldout"]).to_numpy()
+saving_perm = (main["random"] - main["permuted"]).to_numpy()
+saving_in = (main["random"] - main["insample"]).to_numpy()
+assert (main["n_band"] >= 2).all(), main  # the rule needs a choice in every held-out seed
+assert all(np.isfinite(f.params).all() for f in fits.values())
 runtime_s = time.perf_counter() - t_start
+b_ind, b_int, b_comp = boots["individual"], boots["interaction"], boots["composite"]
 claim(
     "privacy-variance/3_regression/batch_raises_exposure",
-    "At fixed epsilon, exposure rises with the batch size: the lower end of the 95 % confidence "
-    "interval of the log-batch coefficient is above 0",
+    "At fixed epsilon, exposure rises with the batch size: fitted on each seed alone, the "
+    "log-batch coefficient of the individual regression exceeds 0.5 bits per unit of log b",
     paper="hyperparameters predict empirical privacy (regression); larger batches memorise more",
-    value=float(ci_b[0]),
-    check=greater(0.0),
-    verdict="illustrated",
-    caveat="the steps and learning-rate coefficients are not resolved at this size",
+    value=per_seed["beta_b"].to_numpy(),
+    check=greater(0.5),
+    control=("never-inserted secrets' exposure", per_seed["beta_b_control"].to_numpy()),
+    verdict="reproduced",
     numbers={
-        "log b coefficient (bits)": beta_b,
-        "log T": beta_T,
-        "log lr": beta_lr,
-        "R2": fit.rsquared,
+        "pooled log b coefficient (bits)": b_ind.loc["np.log(b)", "coef"],
+        "bootstrap 95 % low": b_ind.loc["np.log(b)", "lo"],
+        "high": b_ind.loc["np.log(b)", "hi"],
+        "R2 individual": fits["individual"].rsquared,
+        "R2 interaction": fits["interaction"].rsquared,
     },
     fmt=".2f",
 )
 claim(
-    "privacy-variance/3_regression/privacy_aware_pick",
-    "Among the near-best-loss configurations, the regression-guided pick exposes less than the "
-    "utility-only pick",
-    paper="refined selection heuristics are precise and useful",
-    value=saved,
-    check=greater(0.0),
-    verdict="illustrated",
-    caveat=f"the pick exposes {privacy_pick['exposure_r16']:.1f} bits vs "
-    f"{utility_pick['exposure_r16']:.1f} for the utility-only one, but the regression is fitted "
-    "and the pick scored on the same grid (in-sample), with one seed per configuration and no "
-    "control: not yet a test of the paper's heuristic on configurations it has not seen",
+    "privacy-variance/3_regression/heldout_pick_beats_random",
+    "Among the configurations within 0.1 nats of the best loss, the pick of the interaction "
+    "regression, fitted without the candidate configuration and without the held-out seed, "
+    "exposes at least 0.5 bits less than a random pick from the same band",
+    paper="refined selection heuristics are precise and practically useful",
+    value=saving,
+    check=greater(0.5),
+    control=("the same rule fitted on a permuted response", saving_perm),
+    verdict="partly",
+    caveat=f"the held-out pick ({main['heldout'].mean():.2f} bits) is no better than the "
+    f"utility-only pick ({main['utility'].mean():.2f}); it avoids the band's most exposed "
+    f"member but orders the band's pairs correctly only {main['pair_acc'].mean():.2f} of the "
+    f"time (chance 0.5); the oracle reaches {main['best'].mean():.2f}",
+    numbers={
+        "held-out pick (bits)": main["heldout"].mean(),
+        "random pick": main["random"].mean(),
+        "utility-only pick": main["utility"].mean(),
+        "in-sample pick": main["insample"].mean(),
+        "oracle": main["best"].mean(),
+        "pair accuracy": main["pair_acc"].mean(),
+    },
     fmt=".2f",
 )
-glue("beta_b", beta_b)
-glue("beta_T", beta_T)
-glue("beta_lr", beta_lr)
-glue("beta_b_lo", float(ci_b[0]))
-glue("beta_b_hi", float(ci_b[1]))
-glue("beta_T_lo", float(ci.loc["np.log(T)", 0]))
-glue("beta_T_hi", float(ci.loc["np.log(T)", 1]))
-glue("beta_lr_lo", float(ci.loc["np.log(lr)", 0]))
-glue("beta_lr_hi", float(ci.loc["np.log(lr)", 1]))
-glue("r2", float(fit.rsquared))
-glue("saved_bits", saved)
-glue("util_pick_expo", float(utility_pick["exposure_r16"]))
-glue("priv_pick_expo", float(privacy_pick["exposure_r16"]))
-glue("loss_cost", float(privacy_pick["test_loss"] - utility_pick["test_loss"]))
+claim(
+    "privacy-variance/3_regression/heldout_pick_beats_utility",
+    "Among the configurations within 0.1 nats of the best loss, the held-out pick of the "
+    "interaction regression exposes at least 0.5 bits less than the utility-only pick",
+    paper="tuning for utility alone costs empirical privacy; the refined heuristics recover it",
+    value=(main["utility"] - main["heldout"]).to_numpy(),
+    check=greater(0.5),
+    verdict="not reproduced",
+    caveat=f"measured {(main['utility'] - main['heldout']).mean():.2f} bits: here the "
+    "lowest-loss configuration is already among the less exposed of its band; with "
+    f"{len(configs)} configurations the band has "
+    f"{'/'.join(str(n) for n in sorted(set(main['n_band'])))} members",
+    fmt=".2f",
+)
+glue("beta_b", float(b_ind.loc["np.log(b)", "coef"]))
+glue("beta_T", float(b_ind.loc["np.log(T)", "coef"]))
+glue("beta_lr", float(b_ind.loc["np.log(lr)", "coef"]))
+for key, table, term in [
+    ("beta_b", b_ind, "np.log(b)"),
+    ("beta_T", b_ind, "np.log(T)"),
+    ("beta_lr", b_ind, "np.log(lr)"),
+    ("beta_blr", b_int, "np.log(b):np.log(lr)"),
+    ("beta_bT", b_comp, "np.log(bT)"),
+    ("beta_nsr", b_comp, "np.log(nsr)"),
+]:
+    glue(key, float(table.loc[term, "coef"]))
+    glue(f"{key}_lo", float(table.loc[term, "lo"]))
+    glue(f"{key}_hi", float(table.loc[term, "hi"]))
+ols_blr = fits["interaction"].conf_int().loc["np.log(b):np.log(lr)"]
+glue("beta_blr_ols_lo", float(ols_blr.iloc[0]))
+glue("beta_blr_ols_hi", float(ols_blr.iloc[1]))
+for m in MODELS:
+    glue(f"r2_{m}", float(fits[m].rsquared))
+glue("n_band", int(main["n_band"].min()))
+glue("n_configs", len(configs))
+glue("saving_perm", float(saving_perm.mean()))
+glue("saving_in", float(saving_in.mean()))
+glue("pick_heldout", float(main["heldout"].mean()))
+glue("pick_random", float(main["random"].mean()))
+glue("pick_utility", float(main["utility"].mean()))
+glue("pick_insample", float(main["insample"].mean()))
+glue("pick_best", float(main["best"].mean()))
+glue("pick_permuted", float(main["permuted"].mean()))
+glue("pair_acc", float(main["pair_acc"].mean()))
 glue("runtime_s", runtime_s)

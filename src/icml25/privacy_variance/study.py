@@ -1,6 +1,7 @@
 """The study of empirical privacy variance: a grid of DP-SGD configurations at one (epsilon,
 delta), and its analysis (learning-rate tuning for utility, regression of exposure on the
-hyperparameters, config-vs-seed ANOVA).
+hyperparameters, config-vs-seed ANOVA). The regressions and the selection rule are in
+:mod:`icml25.privacy_variance.selection`.
 
 Notation as in :mod:`icml25.privacy_variance.training`: batch size ``b``, steps ``T``, learning
 rate ``lr``.
@@ -16,7 +17,7 @@ from icml25.privacy_variance.corpus import Corpus, _check_corpus
 from icml25.privacy_variance.exposure import exposure, extracted
 from icml25.privacy_variance.training import _check_eps_delta, calibrate_sigma, train_dp
 
-__all__ = ["config_vs_seed_anova", "fit_privacy_regression", "run_grid", "tune_lr"]
+__all__ = ["config_vs_seed_anova", "run_grid", "tune_lr"]
 
 
 def run_grid(
@@ -106,43 +107,6 @@ def _check_numeric(df: pd.DataFrame, columns: list[str]) -> None:
         values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)
         if not np.all(np.isfinite(values)):
             raise ValueError(f"df column {col!r} must hold finite numbers")
-
-
-def fit_privacy_regression(df: pd.DataFrame, response: str | None = None):
-    """OLS of empirical privacy on the log hyperparameters (statsmodels formula API):
-    ``response ~ np.log(b) + np.log(T) + np.log(lr)``.
-
-    ``response`` defaults to the exposure of the most repeated canaries. Returns the fitted
-    ``RegressionResults`` (``.params``, ``.conf_int()``, ``.pvalues``, ``.rsquared``).
-    """
-    check_instance("df", df, pd.DataFrame)
-    if response is None:
-        cols = sorted(
-            (
-                c
-                for c in df.columns
-                if isinstance(c, str) and c[:10] == "exposure_r" and c[10:].isdigit()
-            ),
-            key=lambda c: int(c[10:]),
-        )
-        if not cols:
-            raise ValueError("df has no exposure_r* column; pass response=")
-        response = cols[-1]
-    if not isinstance(response, str) or not response.isidentifier():
-        raise ValueError(f"response must name a column of df (an identifier), got {response!r}")
-    if response not in df.columns:
-        raise ValueError(f"response {response!r} is not a column of df")
-    missing = {"b", "T", "lr"} - set(df.columns)
-    if missing:
-        raise ValueError(f"df is missing columns {sorted(missing)}")
-    if len(df) < 5:
-        raise ValueError(f"df needs at least 5 rows to fit 4 coefficients, got {len(df)}")
-    _check_numeric(df, [response])
-    if not (df[["b", "T", "lr"]].to_numpy(dtype=float) > 0).all():
-        raise ValueError("df columns b, T and lr must be > 0 (their logs are regressors)")
-    import statsmodels.formula.api as smf
-
-    return smf.ols(f"{response} ~ np.log(b) + np.log(T) + np.log(lr)", data=df).fit()
 
 
 def config_vs_seed_anova(df: pd.DataFrame, column: str) -> dict:
