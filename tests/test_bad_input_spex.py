@@ -234,11 +234,27 @@ SPECS: dict[str, Spec] = {
             "value_fn": st.one_of(BAD_FN, st.just(_nan)),
             "n": st.one_of(bad_int(2), st.just(5)),
             "budget": bad_int(N + 2),
-            "index": bad_choice(("FBII", "FSII")),
+            "index": bad_choice(("FBII", "FSII", "STII")),
             "order": bad_int(1, N),
             "seed": st.one_of(bad_seed(), st.just(2**32)),
         },
         finite=True,
+    ),
+    f"{P}.faith_banzhaf_ridge": Spec(
+        spex.faith_banzhaf_ridge,
+        {"value_fn": F_FN, "n": N, "budget": 40, "order": 2, "alphas": (0.1, 1.0), "seed": 0},
+        {
+            "value_fn": st.one_of(BAD_FN, st.just(_nan)),
+            "n": st.one_of(bad_int(2), st.just(5)),
+            "budget": bad_int(10),
+            "order": bad_int(1, 2),
+            "alphas": st.sampled_from([(), (0.0,), (-1.0,), (float("nan"),), "ab", None, {1: 2}]),
+            "seed": st.one_of(bad_seed(), st.just(2**32)),
+        },
+        finite=True,
+    ),
+    f"{P}.index_size": Spec(
+        spex.index_size, {"n": N, "order": 2}, {"n": bad_int(1), "order": bad_int(0, N)}
     ),
     f"{P}.input_ranking": Spec(
         spex.input_ranking,
@@ -298,12 +314,21 @@ SPECS: dict[str, Spec] = {
     ),
     f"{P}.text.make_multihop_task": Spec(
         text.make_multihop_task,
-        {"n": 8, "hops": 2, "seed": 0, "shortcut_effect": 1.5},
+        {
+            "n": 8,
+            "hops": 2,
+            "seed": 0,
+            "shortcut_effect": 1.5,
+            "n_distractors": 2,
+            "distractor_effect": 2.0,
+        },
         {
             "n": bad_int(8),
             "hops": bad_int(2, 5),
             "seed": bad_seed(),
             "shortcut_effect": bad_real(),
+            "n_distractors": bad_int(0, 5),
+            "distractor_effect": bad_real(),
         },
     ),
 }

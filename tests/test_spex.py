@@ -200,6 +200,44 @@ def test_faith_interactions_recover_a_pairwise_function():
         assert faithfulness_r2(f, lambda m, g=got: mobius_eval(g, m), n) > 0.9999
 
 
+def test_faith_banzhaf_ridge_and_stii_recover_a_pairwise_function():
+    from icml25.spex import faith_banzhaf_ridge, faith_interactions, index_size, mobius_eval
+
+    n = 10
+    a = {(): 0.3, (1,): 1.0, (4,): -0.5, (2, 7): 2.0, (0, 9): -1.0}
+
+    def f(m):
+        return mobius_eval(a, m)
+
+    got = faith_banzhaf_ridge(f, n, 400, order=2, alphas=(1e-8,), seed=0)
+    assert len(got) == index_size(n, 2) == 1 + n + n * (n - 1) // 2
+    assert all(abs(got.get(k, 0.0) - a.get(k, 0.0)) < 1e-5 for k in set(got) | set(a))
+    first = faith_banzhaf_ridge(f, n, 400, order=1, seed=0)
+    assert len(first) == index_size(n, 1) == n + 1
+    st = faith_interactions(f, n, 400, index="STII", order=2, seed=0)
+    assert all(abs(st.get(k, 0.0) - v) < 1e-6 for k, v in a.items() if k)
+    assert index_size(128, 2) == 8257
+
+
+def test_multihop_distractors_outrank_hops_only_in_marginal_rankings():
+    from icml25.spex import input_ranking, marginal_baselines
+    from icml25.spex.text import make_multihop_task
+
+    n = 32
+    f0, s0, _ = make_multihop_task(n, seed=0)
+    f1, s1, _ = make_multihop_task(n, seed=0, n_distractors=3, distractor_effect=2.0)
+    assert s0 == s1
+    m = np.random.default_rng(0).integers(0, 2, size=(50, n))
+    assert not np.allclose(f0(m), f1(m))
+    w = marginal_baselines(f1, n, 2000, seed=0, methods=("Banzhaf",))["Banzhaf"][1:]
+    top3 = {int(i) for i in np.argsort(-w)[:3]}
+    assert not top3 & set(s1)  # the three distractors come first
+    res = spex(f1, n, b=6, C=3, delays="bch", t=3)
+    fb = to_index(fourier_to_mobius(res.fourier), "FBII", 3)
+    rk = input_ranking(sorted(fb, key=lambda T: -abs(fb[T])))
+    assert {i for (i,) in rk[:3]} == set(s1)
+
+
 def test_input_ranking_flattens_in_order():
     from icml25.spex import input_ranking
 

@@ -6,7 +6,7 @@ Fourier transform (subsampled queries, delays, Walsh-Hadamard, singleton detecti
 (:func:`fourier_to_mobius`, :func:`to_index`), :func:`faithfulness_r2` and the marginal
 baselines (:func:`marginal_baselines`, KernelSHAP from ``shap``); measurement
 (:class:`QueryCounter`, :func:`exact_recovery`, and the interaction-index baselines
-:func:`faith_interactions` from ``shapiq``).
+:func:`faith_interactions` from ``shapiq``, :func:`faith_banzhaf_ridge`, :func:`index_size`).
 """
 
 from icml25.spex.core import (
@@ -30,13 +30,22 @@ from icml25.spex.indices import (
     removal_drops,
     to_index,
 )
-from icml25.spex.measure import QueryCounter, exact_recovery, faith_interactions, input_ranking
+from icml25.spex.measure import (
+    QueryCounter,
+    exact_recovery,
+    faith_banzhaf_ridge,
+    faith_interactions,
+    index_size,
+    input_ranking,
+)
 
 __all__ = [
     "QueryCounter",
     "SpexResult",
     "exact_recovery",
+    "faith_banzhaf_ridge",
     "faith_interactions",
+    "index_size",
     "input_ranking",
     "check_masks",
     "faithfulness_r2",

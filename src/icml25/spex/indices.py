@@ -67,8 +67,19 @@ def mobius_eval(a: Coeffs, masks: np.ndarray) -> np.ndarray:
     masks = _as_masks(masks)
     _check_coeffs("a", a, masks.shape[1], n_name="the number of columns of masks")
     out = np.zeros(len(masks))
+    by_size: dict[int, list[tuple[tuple[int, ...], float]]] = {}
     for S, v in a.items():
-        out += v * (masks[:, list(S)].all(axis=1) if S else 1.0)
+        by_size.setdefault(len(S), []).append((S, v))
+    m = masks.astype(bool)
+    for size, items in by_size.items():
+        if size == 0:
+            out += sum(v for _, v in items)
+            continue
+        for s in range(0, len(items), 4096):  # vectorised in chunks of 4096 sets
+            chunk = items[s : s + 4096]
+            idx = np.array([S for S, _ in chunk])  # (sets, size)
+            hit = m[:, idx].all(axis=2)  # (q, sets)
+            out += hit @ np.array([v for _, v in chunk])
     return out
 
 

@@ -211,7 +211,12 @@ def masked_value_fn(
 
 
 def make_multihop_task(
-    n: int, hops: int = 3, seed: int = 0, shortcut_effect: float = 0.0
+    n: int,
+    hops: int = 3,
+    seed: int = 0,
+    shortcut_effect: float = 0.0,
+    n_distractors: int = 0,
+    distractor_effect: float = 0.0,
 ) -> tuple[Callable[[np.ndarray], np.ndarray], tuple[int, ...], int]:
     """A planted "multi-hop question" over ``n`` sentences (the HotpotQA analogue).
 
@@ -223,11 +228,19 @@ def make_multihop_task(
     ``shortcut_effect=0`` is the fair task; a shortcut above the hops' Banzhaf value (1.5, the
     chapter's first version) makes every marginal method rank it first by construction.
 
+    ``n_distractors`` further sentences (not the hops, not the shortcut) get a strong main
+    effect ``distractor_effect * U(0.9, 1.1)`` instead: above the hops' Banzhaf value they
+    outrank the hops in any marginal ranking, and above the AND's weight (4) they also outrank
+    the supporting set itself (its Faith-Banzhaf interaction). The defaults (none) leave the
+    task and its random draws unchanged.
+
     Returns ``(value_fn, S, shortcut)``.
     """
     n = check_int("n", n, 8)
     hops = check_int("hops", hops, 2, 5)
     shortcut_effect = check_real("shortcut_effect", shortcut_effect)
+    n_distractors = check_int("n_distractors", n_distractors, 0, n - hops - 1)
+    distractor_effect = check_real("distractor_effect", distractor_effect)
     rng = np.random.default_rng(check_seed("seed", seed))
     order = rng.permutation(n)
     support = tuple(sorted(order[:hops].tolist()))
@@ -238,6 +251,8 @@ def make_multihop_task(
     others = order[hops + 1 :]
     pairs = [tuple(rng.choice(others, size=2, replace=False)) for _ in range(5)]
     pair_w = rng.uniform(0.3, 0.8, size=len(pairs))
+    strong = order[hops + 1 : hops + 1 + n_distractors]
+    main[strong] = distractor_effect * rng.uniform(0.9, 1.1, size=n_distractors)
 
     def value_fn(masks: np.ndarray) -> np.ndarray:
         m = check_masks(masks, n).astype(float)
