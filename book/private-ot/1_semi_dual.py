@@ -1,0 +1,307 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # The semi-dual and its conjugate: why the net needs a refined Legendre transform
+#
+# The private estimator picks, from a finite net of smooth potentials, the one with the smallest
+# clipped empirical semi-dual $S_n(\varphi) = \frac1n\sum_i \varphi(X_i) + \frac1n\sum_j
+# \varphi^*(Y_j)$. This notebook builds the net (625 potentials $\varphi_\theta = |x|^2/2 +
+# \sum_k \theta_k g_k$ with four Gaussian bumps $g_k$), shows the data and the maps, and checks
+# the two facts the method stands on: the true potential $\varphi_0$ **minimises** the semi-dual,
+# and the excess semi-dual $S(\varphi) - S(\varphi_0)$ **controls the map error**
+# $\|\nabla\varphi - \nabla\varphi_0\|^2_{L^2(P)}$ (the stability inequality). Both fail with the
+# plain discrete Legendre transform (a max over grid points, as in the authors' notebook): it
+# cannot see displacements smaller than a grid cell. One Newton step from the discrete maximiser
+# repairs it.
+#
+# At `small` scale the notebook takes well under a minute on one CPU thread. Set
+# `os.environ["ICML25_SCALE"] = "large"` before the set-up cell for the finer grid and net.
+
+# %% tags=["remove-cell"]
+# Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    REPO = os.environ.get(
+        "ICML25_REPO", "https://github.com/icml25-in-miniature/icml25-in-miniature"
+    )
+    subprocess.run(
+        f"git clone --depth 1 {REPO} /content/icml25"
+        " && pip install -q --no-deps -e /content/icml25",
+        shell=True,
+        check=True,
+    )
+
+# %%
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater
+from icml25.private_ot import (
+    bump_family,
+    candidate_errors,
+    make_grid,
+    population_semi_dual,
+    sample_problem,
+    semi_dual_scores,
+    transport_map,
+)
+
+t_start = time.perf_counter()
+SCALE = setup(seed=0)
+CONFIG = {
+    "small": {"N": 32, "levels": 5, "n_big": 200_000, "data_seeds": 3, "truth_seeds": 3},
+    "large": {"N": 48, "levels": 7, "n_big": 200_000, "data_seeds": 5, "truth_seeds": 5},
+}[SCALE]
+CENTERS = np.array([[0.15, 0.15], [-0.15, -0.15], [0.15, -0.15], [-0.15, 0.15]])
+WIDTH, CLIP, LEVEL = 0.12, 0.3, 0.006
+print(SCALE, CONFIG)
+
+# %% [markdown]
+# ## The net and the data
+#
+# The grid has $N$ points per axis on $[-\frac12, \frac12]^2$; every potential and its conjugate
+# is stored as its $N^2$ grid values. The net is every $\theta \in \{-0.006, \dots, 0.006\}^4$
+# (5 levels, $5^4 = 625$ candidates; bumps of width $w = 0.12$ centred at $(\pm0.15, \pm0.15)$),
+# built twice: with the plain conjugate and with the refined one.
+
+# %%
+points, axis = make_grid(CONFIG["N"])
+levels = np.linspace(-LEVEL, LEVEL, CONFIG["levels"])
+t0 = time.perf_counter()
+family = bump_family(axis, CENTERS, WIDTH, levels, refine=True)
+family_plain = bump_family(axis, CENTERS, WIDTH, levels, refine=False)
+conj_s = time.perf_counter() - t0
+E = candidate_errors(family)  # (M, M) squared L2(P) distances between candidate maps
+zero = int(np.flatnonzero(np.all(family.thetas == 0, axis=1))[0])
+extreme = int(np.flatnonzero(np.all(family.thetas == [LEVEL, -LEVEL, LEVEL, -LEVEL], axis=1))[0])
+print(f"{family.size} candidates, conjugates of both nets in {conj_s:.1f} s")
+print(f"random-candidate error level: {E.mean():.2e}; largest pairwise error: {E.max():.2e}")
+
+# %%
+rng = np.random.default_rng(0)
+X, Y = sample_problem(family, extreme, 20_000, rng)
+T = transport_map(family.phi[extreme], axis)
+fig, axes = plt.subplots(1, 3, figsize=(12, 3.9))
+edges = np.linspace(-0.5, 0.5, 21)
+for ax, data, title in [
+    (axes[0], X, "source $X \\sim P$ (uniform)"),
+    (axes[1], Y, "target $Y = \\nabla\\varphi_0(U)$"),
+]:
+    h = ax.hist2d(
+        data[:, 0], data[:, 1], bins=edges, density=True, cmap="viridis", vmin=0.4, vmax=1.6
+    )
+    ax.set(title=title, xlabel="$x_1$", ylabel="$x_2$", aspect="equal")
+fig.colorbar(h[3], ax=axes[:2], label="density (histogram, 20,000 samples)")
+sub = slice(None, None, 2)
+G = points.reshape(CONFIG["N"], CONFIG["N"], 2)[sub, sub].reshape(-1, 2)
+D = T(G) - G
+step = int(np.flatnonzero(np.all(np.isclose(family.thetas, [levels[-2], 0, 0, 0]), axis=1))[0])
+step_disp = float(np.abs(transport_map(family.phi[step], axis)(points) - points).max())
+axes[2].quiver(
+    G[:, 0],
+    G[:, 1],
+    D[:, 0],
+    D[:, 1],
+    angles="xy",
+    scale_units="xy",
+    scale=1 / 3,
+    color=plotting.PALETTE[0],
+)
+axes[2].scatter(*CENTERS.T, marker="x", color="k", label="bump centres")
+axes[2].set(
+    title="displacement $\\nabla\\varphi_0(x) - x$ (arrows 3x)",
+    xlabel="$x_1$",
+    ylabel="$x_2$",
+    aspect="equal",
+)
+axes[2].legend(loc="lower right")
+plotting.panel_labels(axes)
+fig.suptitle(
+    f"The extreme candidate moves mass by up to {np.abs(D).max():.3f}, the nearest neighbours of "
+    f"theta = 0 by {step_disp:.3f}: under half a grid cell ({axis[1] - axis[0]:.3f})"
+)
+plt.show()
+
+# %% [markdown]
+# *What to see:* (a) the source is uniform; (b) the target, pushed by the candidate with
+# $\theta = (0.006, -0.006, 0.006, -0.006)$, is denser around the attracting bumps
+# ($\theta_k > 0$, right) and thinner around the repelling ones, by up to a factor of two;
+# (c) the displacement field, magnified three times. The largest candidate displacement is
+# under two grid cells, and the maps of neighbouring candidates on the lattice differ by less
+# than half a cell: the regime in which the plain discrete Legendre transform goes blind.
+
+# %% [markdown]
+# ## Plain against refined conjugate, at $\theta_0 = 0$
+#
+# For $\varphi_\theta$ close to $|x|^2/2$, the maximiser of $\langle x, y\rangle -
+# \varphi_\theta(x)$ moves by less than a cell, so the plain max over grid points stays at
+# $x = y$ and returns $|y|^2/2 - \theta\cdot g(y)$: correct to first order in $\theta$, and missing
+# the second-order term $\frac12|\nabla\varphi_\theta(y) - y|^2$, which is exactly what makes
+# $S(\varphi_\theta) > S(\varphi_0)$. The refined transform adds $\frac12 r^\top H^{-1} r$ with
+# $r = y - \nabla\varphi(x^\star)$ at the discrete maximiser $x^\star$ (exact for quadratics).
+# We draw $n = 2\cdot10^5$ samples from $\theta_0 = 0$ and score all 625 candidates both ways.
+
+# %%
+gaps = {"refined": [], "plain": []}
+excess0 = {}
+below = {"refined": [], "plain": []}
+for seed in range(CONFIG["data_seeds"]):
+    Xb, Yb = sample_problem(family, zero, CONFIG["n_big"], np.random.default_rng(100 + seed))
+    for name, fam in [("refined", family), ("plain", family_plain)]:
+        s = semi_dual_scores(fam, Xb, Yb, CLIP)
+        others = np.delete(s - s[zero], zero)
+        gaps[name].append(others.min())
+        below[name].append(int((others <= 0).sum()))
+        if seed == 0:
+            excess0[name] = s - s[zero]
+gaps = {k: np.array(v) for k, v in gaps.items()}
+print("smallest S_n(phi) - S_n(phi_0) over the other candidates, per data seed:")
+for name in gaps:
+    print(
+        f"  {name:8s}",
+        np.array2string(gaps[name], precision=2),
+        "at or below the truth:",
+        below[name],
+    )
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+err0 = E[:, zero]
+for name, color in [("refined", plotting.PALETTE[0]), ("plain", plotting.PALETTE[1])]:
+    order = np.argsort(excess0[name])
+    axes[0].plot(
+        np.arange(family.size),
+        excess0[name][order],
+        ".",
+        ms=3,
+        color=color,
+        label=f"{name} conjugate",
+    )
+    axes[1].scatter(err0, excess0[name], s=6, color=color, label=f"{name} conjugate")
+axes[0].axhline(0, color="k", lw=0.8)
+axes[0].set(
+    xlabel="candidate, sorted by score",
+    ylabel="$S_n(\\varphi) - S_n(\\varphi_0)$",
+    title="$\\theta_0 = 0$, $n = 2\\cdot10^5$: plain ties or beats the truth",
+)
+axes[0].set_xlim(-5, 80)
+axes[0].set_ylim(-3e-6, 3e-5)
+xs = np.linspace(0, err0.max(), 10)
+axes[1].plot(
+    xs, xs / 2, "k--", lw=1, label="$\\frac{1}{2}\\|\\nabla\\varphi - \\nabla\\varphi_0\\|^2$"
+)
+axes[1].set(
+    xlabel="map error $\\|\\nabla\\varphi - \\nabla\\varphi_0\\|^2_{L^2(P)}$",
+    ylabel="$S_n(\\varphi) - S_n(\\varphi_0)$",
+    title="excess semi-dual against map error",
+)
+axes[1].legend()
+axes[0].legend()
+plotting.panel_labels(axes)
+plt.show()
+
+# %% [markdown]
+# *What to see:* (a) the 80 best-scoring candidates (of 625) at $\theta_0 = 0$, zoomed on the
+# bottom: with the plain conjugate a handful score at or below the truth (points under the black
+# line), so even $n = 2\cdot10^5$ noiseless samples cannot single out $\theta_0$; with the refined
+# one the truth is the unique minimiser, by a clear gap. (b) inside the method: over all 625
+# candidates, the refined excess semi-dual lies close to half the squared map error (dashed), the
+# stability inequality in its sharpest form (for $\varphi_0 = |x|^2/2$, $S(\varphi) -
+# S(\varphi_0) \approx \frac12\|\nabla\varphi - \nabla\varphi_0\|^2$); the plain one sits below
+# it, flattened towards zero.
+#
+# ## The stability inequality on the population, for several $\theta_0$
+#
+# Without sampling noise (the semi-dual integrated by the midpoint rule on a $200^2$ grid), the
+# ratio of excess semi-dual to map error over all other candidates, for $\theta_0 = 0$ and
+# random lattice points.
+
+# %%
+truths = [zero] + list(np.random.default_rng(1).integers(family.size, size=CONFIG["truth_seeds"]))
+ratios, shuffled, ratios_plain = [], [], []
+perm_rng = np.random.default_rng(2)
+for t in truths:
+    mask = np.arange(family.size) != t
+    excess = population_semi_dual(family, int(t), clip=CLIP)
+    excess = (excess - excess[t])[mask]
+    plain = population_semi_dual(family_plain, int(t), clip=CLIP)
+    plain = (plain - plain[t])[mask]
+    err = E[mask, t]
+    ratios.append((excess / err).min())
+    ratios_plain.append((plain / err).min())
+    shuffled.append((perm_rng.permutation(excess) / err).min())
+ratios, shuffled, ratios_plain = map(np.array, (ratios, shuffled, ratios_plain))
+print("theta_0:", [family.thetas[t].tolist() for t in truths])
+print("min excess / error, refined:", np.round(ratios, 3))
+print("                     plain :", np.round(ratios_plain, 3))
+print("   refined, shuffled pairing:", np.round(shuffled, 4))
+
+# %% [markdown]
+# The refined ratio stays above a constant (about $\frac12$, the value for $\varphi_0 = |x|^2/2$)
+# for every planted $\theta_0$; the plain one reaches 0 at $\theta_0 = 0$ (a tie). A
+# shuffled pairing of candidates and errors (the null: the excess does not track *this*
+# candidate's error) falls to near 0.
+
+# %%
+runtime_s = time.perf_counter() - t_start
+claim(
+    "private-ot/1_semi_dual/truth_unique_minimiser",
+    "With the refined Legendre transform, the planted potential theta_0 = 0 is the unique "
+    "minimiser of the clipped empirical semi-dual over the 625-candidate net at n = 2e5 (the "
+    "smallest gap to another candidate is > 0 in every data seed); with the plain transform it "
+    "is not",
+    paper="phi_0 minimises the semi-dual S (Kantorovich duality), the basis of the estimator",
+    value=gaps["refined"],
+    check=greater(0.0),
+    control=("plain conjugate", gaps["plain"]),
+    verdict="reproduced",
+    caveat="a property of the discretisation: the authors' notebook uses the plain transform",
+    fmt=".2e",
+    numbers={
+        "candidates at or below the truth, plain (seed 0)": below["plain"][0],
+        "candidates at or below the truth, refined (seed 0)": below["refined"][0],
+    },
+)
+claim(
+    "private-ot/1_semi_dual/stability_inequality",
+    "Stability inequality: on the population semi-dual, S(phi) - S(phi_0) >= 0.25 ||grad phi - "
+    "grad phi_0||^2 for every candidate, for each planted theta_0 (0 and random lattice points); "
+    "a shuffled pairing of excess and error does not satisfy it",
+    paper="||grad phi_hat - grad phi_0||^2 <~ S(phi_hat) - S(phi_0) for smooth, strongly convex "
+    "phi_0 (from Divol et al. 2022)",
+    value=ratios,
+    check=greater(0.25),
+    control=("shuffled pairing", shuffled),
+    verdict="reproduced",
+    over="planted theta_0",
+    seeds=len(ratios),
+    fmt=".3f",
+    numbers={"plain conjugate, min ratio (mean)": float(ratios_plain.mean())},
+)
+assert below["refined"][0] == 0 and below["plain"][0] > 0, below
+glue("n_below_plain", below["plain"][0], display=False)
+glue("gap_refined", float(gaps["refined"].mean()), display=False)
+glue("ratio_min", float(ratios.min()), display=False)
+glue("random_level", float(E.mean()), display=False)
+glue("conj_s", conj_s, display=False)
+glue("runtime_s", runtime_s, display=False)
+print(f"runtime {runtime_s:.0f} s")

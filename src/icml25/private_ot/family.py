@@ -1,0 +1,130 @@
+"""Finite nets of smooth potentials (candidate families) and the planted transport problem.
+
+A family holds M candidate potentials φ_θ and their conjugates φ*_θ on the grid, computed once;
+every data set then only needs interpolation. ``thetas`` (M, K) are the candidates' parameters.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from icml25.common.checks import check_finite_array, check_int, check_positive, check_rng
+from icml25.private_ot.grid import check_axis, check_phi, grid_points, legendre_conjugate
+from icml25.private_ot.grid import transport_map as _transport_map
+
+__all__ = ["PotentialFamily", "bump_family", "potential_family", "sample_problem"]
+
+
+@dataclass(frozen=True)
+class PotentialFamily:
+    """M candidate potentials on a grid.
+
+    Attributes:
+        axis: the grid's axis (n,).
+        points: grid points (n**d, d).
+        thetas: parameters of the candidates (M, K).
+        phi: potentials φ_θ on the grid (M, n**d).
+        phistar: their conjugates φ*_θ on the same points (M, n**d).
+    """
+
+    axis: np.ndarray
+    points: np.ndarray
+    thetas: np.ndarray
+    phi: np.ndarray
+    phistar: np.ndarray
+
+    @property
+    def d(self) -> int:
+        """Dimension of the grid."""
+        return int(self.points.shape[1])
+
+    @property
+    def size(self) -> int:
+        """Number of candidates M."""
+        return int(self.phi.shape[0])
+
+
+def potential_family(
+    phi: np.ndarray, axis: np.ndarray, thetas: np.ndarray | None = None, refine: bool = True
+) -> PotentialFamily:
+    """A family from any candidate potentials ``phi`` (M, n**d) on the grid of ``axis``.
+
+    ``thetas`` (M, K) labels the candidates (default: their index, shape (M, 1)); ``refine`` is
+    passed to :func:`legendre_conjugate`.
+    """
+    axis = check_axis(axis)
+    phi, d = check_phi(phi, axis)
+    phi = np.atleast_2d(phi)
+    if thetas is None:
+        thetas = np.arange(phi.shape[0], dtype=float)[:, None]
+    else:
+        thetas = check_finite_array("thetas", thetas)
+        if thetas.ndim == 1:
+            thetas = thetas[:, None]
+        if thetas.ndim != 2 or thetas.shape[0] != phi.shape[0]:
+            raise ValueError(
+                f"thetas must have shape (M, K) with M = {phi.shape[0]} rows, got {thetas.shape}"
+            )
+    points = grid_points(axis, d)
+    phistar = legendre_conjugate(phi, axis, refine=refine)
+    return PotentialFamily(axis, points, thetas, phi, phistar)
+
+
+def bump_family(
+    axis: np.ndarray,
+    centers: np.ndarray,
+    width: float,
+    levels: np.ndarray,
+    refine: bool = True,
+) -> PotentialFamily:
+    """φ_θ(x) = |x|²/2 + Σ_k θ_k exp(-|x - c_k|² / 2w²), θ over ``product(levels, repeat=K)``.
+
+    Args:
+        axis: the grid's axis (n,); the grid's dimension d is that of ``centers``.
+        centers: bump centres c_k, shape (K, d), d in {1, 2}.
+        width: w > 0, the bumps' width (φ_θ stays convex while every |θ_k| < w² roughly).
+        levels: the values each θ_k takes (L,); M = L**K candidates.
+        refine: passed to :func:`legendre_conjugate`.
+    """
+    axis = check_axis(axis)
+    centers = check_finite_array("centers", centers, ndim=2)
+    if centers.shape[1] not in (1, 2):
+        raise ValueError(f"centers must have shape (K, d) with d in {{1, 2}}, got {centers.shape}")
+    width = check_positive("width", width)
+    levels = check_finite_array("levels", levels, ndim=1)
+    k, d = centers.shape
+    if levels.size**k > 20000:
+        raise ValueError(f"levels: {levels.size}**{k} candidates is too many (at most 20000)")
+    points = grid_points(axis, d)
+    bumps = np.exp(-((points[:, None, :] - centers[None]) ** 2).sum(-1) / (2 * width**2))
+    thetas = np.array(list(itertools.product(levels, repeat=k)), dtype=float)  # (M, K)
+    phi = 0.5 * (points**2).sum(1)[None] + thetas @ bumps.T  # (M, n**d)
+    return potential_family(phi, axis, thetas=thetas, refine=refine)
+
+
+def check_family(family: object) -> PotentialFamily:
+    """``family`` if it is a :class:`PotentialFamily`; a TypeError naming it otherwise."""
+    if not isinstance(family, PotentialFamily):
+        raise TypeError(f"family must be a PotentialFamily, got {type(family).__name__}")
+    return family
+
+
+def sample_problem(
+    family: PotentialFamily, index: int, n: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """n source samples X ~ Unif(box) and n targets Y = ∇φ_index(U), U ~ Unif(box) independent.
+
+    Returns:
+        ``(X, Y)``, each (n, d).
+    """
+    family = check_family(family)
+    index = check_int("index", index, low=0, high=family.size - 1)
+    n = check_int("n", n)
+    rng = check_rng("rng", rng)
+    lo, hi, d = float(family.axis[0]), float(family.axis[-1]), family.d
+    X = rng.uniform(lo, hi, (n, d))
+    U = rng.uniform(lo, hi, (n, d))
+    return X, _transport_map(family.phi[index], family.axis)(U)

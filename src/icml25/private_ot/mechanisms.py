@@ -1,0 +1,253 @@
+"""The clipped empirical semi-dual, report-noisy-min, and an empirical audit of ε.
+
+Neighbouring data sets replace one X_i or one Y_j. Clipping φ and φ* to [-C, C] bounds the
+change of S_n(φ) = mean φ(X_i) + mean φ*(Y_j) by the ``sensitivity`` Δ = 2C/n, for every
+candidate at once; report-noisy-min over the M scores is then pure ε-DP.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from scipy.stats import beta
+
+from icml25.common.checks import (
+    check_choice,
+    check_finite_array,
+    check_index_array,
+    check_positive,
+    check_real,
+    check_rng,
+)
+from icml25.private_ot.family import PotentialFamily, check_family
+from icml25.private_ot.grid import transport_map as _transport_map
+
+__all__ = [
+    "MECHANISMS",
+    "PotentialEstimate",
+    "audit_epsilon",
+    "private_potential",
+    "report_noisy_min",
+    "selection_probabilities",
+    "semi_dual_scores",
+]
+
+MECHANISMS = ("laplace", "exponential")
+_CHUNK = 4096
+
+
+def check_eps(eps: object, name: str = "eps") -> float:
+    """ε as a float in (0, ∞]; ε = ∞ means no privacy (the plain argmin)."""
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
+        raise TypeError(f"{name} must be a real number > 0 (inf allowed), got {type(eps).__name__}")
+    eps = float(eps)
+    if math.isnan(eps) or eps <= 0:
+        raise ValueError(f"{name} must be > 0 (inf allowed), got {eps}")
+    return eps
+
+
+def check_samples(X: object, Y: object, d: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """X and Y as finite (n, d) float arrays with the same n (and the family's d, if given)."""
+    X = check_finite_array("X", X, ndim=2)
+    Y = check_finite_array("Y", Y, ndim=2)
+    if d is not None and X.shape[1] != d:
+        raise ValueError(f"X must have shape (n, {d}), got {X.shape}")
+    if Y.shape[1] != X.shape[1]:
+        raise ValueError(f"Y must have shape (n, {X.shape[1]}) like X, got {Y.shape}")
+    if Y.shape[0] != X.shape[0]:
+        raise ValueError(f"X and Y must have the same n, got {X.shape[0]} and {Y.shape[0]}")
+    return X, Y
+
+
+def interpolation_matrix(axis: np.ndarray, pts: np.ndarray) -> sparse.csr_matrix:
+    """The multilinear interpolation weights of ``pts`` (m, d) on the grid, (m, n**d) sparse.
+
+    ``W @ values`` equals ``RegularGridInterpolator((axis,) * d, values)(pts)`` (tested); as a
+    sparse product it evaluates all M candidates at once about 10x faster than scipy's
+    interpolator with M trailing values. Points are clipped to the box first.
+    """
+    n, (m, d) = axis.size, pts.shape
+    pts = np.clip(pts, axis[0], axis[-1])
+    cell = np.clip(np.searchsorted(axis, pts, side="right") - 1, 0, n - 2)  # (m, d)
+    frac = (pts - axis[cell]) / (axis[cell + 1] - axis[cell])
+    cols, weights = [], []
+    for corner in itertools.product((0, 1), repeat=d):
+        c = np.asarray(corner)
+        idx = cell + c
+        cols.append(idx[:, 0] * n + idx[:, 1] if d == 2 else idx[:, 0])
+        weights.append(np.prod(np.where(c == 1, frac, 1 - frac), axis=1))
+    rows = np.tile(np.arange(m), 2**d)
+    return sparse.csr_matrix(
+        (np.concatenate(weights), (rows, np.concatenate(cols))), shape=(m, n**d)
+    )
+
+
+def _clipped_mean(values: np.ndarray, axis: np.ndarray, pts: np.ndarray, clip: float):
+    """mean over points of clip(interpolated values, -C, C), for all M rows of ``values``."""
+    total = np.zeros(values.shape[0])
+    for start in range(0, pts.shape[0], _CHUNK):
+        W = interpolation_matrix(axis, pts[start : start + _CHUNK])
+        total += np.clip(np.asarray(W @ values.T), -clip, clip).sum(0)  # (chunk, M) -> (M,)
+    return total / pts.shape[0]
+
+
+def semi_dual_scores(family: PotentialFamily, X: np.ndarray, Y: np.ndarray, clip: float):
+    """The clipped empirical semi-dual S_n(φ_m) of every candidate, shape (M,).
+
+    S_n(φ) = (1/n) Σ_i [φ(X_i)]_C + (1/n) Σ_j [φ*(Y_j)]_C, with [·]_C clipping to [-C, C],
+    φ and φ* multilinearly interpolated from the grid, samples clipped to the box.
+    X, Y: (n, d); clip: C > 0.
+    """
+    family = check_family(family)
+    X, Y = check_samples(X, Y, family.d)
+    clip = check_positive("clip", clip)
+    return _clipped_mean(family.phi, family.axis, X, clip) + _clipped_mean(
+        family.phistar, family.axis, Y, clip
+    )
+
+
+def _check_scores(scores: object, sensitivity: object, eps: object):
+    scores = check_finite_array("scores", scores, ndim=1)
+    return scores, check_positive("sensitivity", sensitivity), check_eps(eps)
+
+
+def selection_probabilities(scores: np.ndarray, sensitivity: float, eps: float) -> np.ndarray:
+    """The exponential mechanism's output law p_m ∝ exp(-ε s_m / 2Δ), shape (M,).
+
+    ε = ∞ puts equal mass on the minimisers. Δ is ``sensitivity``, the scores' sensitivity.
+    """
+    scores, sensitivity, eps = _check_scores(scores, sensitivity, eps)
+    if math.isinf(eps):
+        p = (scores == scores.min()).astype(float)
+        return p / p.sum()
+    logits = -eps * (scores - scores.min()) / (2 * sensitivity)
+    p = np.exp(logits - logits.max())
+    return p / p.sum()
+
+
+def report_noisy_min(
+    scores: np.ndarray,
+    sensitivity: float,
+    eps: float,
+    rng: np.random.Generator,
+    mechanism: str = "laplace",
+) -> int:
+    """Index of a private minimiser of ``scores`` (M,); pure ε-DP if each score moves ≤ Δ.
+
+    ``"laplace"``: argmin of s_m + Laplace(0, 2Δ/ε). ``"exponential"``: a draw from
+    :func:`selection_probabilities` by Gumbel-max. ε = ∞: the argmin (first one on ties).
+    Both are five lines written out (not diffprivlib) so that tests can check them exactly.
+    """
+    scores, sensitivity, eps = _check_scores(scores, sensitivity, eps)
+    rng = check_rng("rng", rng)
+    mechanism = check_choice("mechanism", mechanism, MECHANISMS)
+    if math.isinf(eps):
+        return int(np.argmin(scores))
+    if mechanism == "laplace":
+        noisy = scores + rng.laplace(0.0, 2 * sensitivity / eps, size=scores.shape)
+        return int(np.argmin(noisy))
+    gumbel = rng.gumbel(size=scores.shape)
+    return int(np.argmax(-eps * scores / (2 * sensitivity) + gumbel))
+
+
+@dataclass(frozen=True)
+class PotentialEstimate:
+    """The selected candidate.
+
+    Attributes:
+        index: its index in the family; theta: its parameters (K,); phi: φ̂ on the grid (n**d,);
+        scores: the clipped semi-dual of every candidate (M,); sensitivity: Δ = 2C/n;
+        axis: the grid's axis (n,). ``map(x)`` is T̂ = ∇φ̂ at x (m, d) -> (m, d).
+    """
+
+    index: int
+    theta: np.ndarray
+    phi: np.ndarray
+    scores: np.ndarray
+    sensitivity: float
+    axis: np.ndarray
+
+    def map(self, x: np.ndarray) -> np.ndarray:
+        """T̂(x) = ∇φ̂(x), (m, d) -> (m, d) (see :func:`transport_map`)."""
+        return _transport_map(self.phi, self.axis)(x)
+
+
+def private_potential(
+    X: np.ndarray,
+    Y: np.ndarray,
+    family: PotentialFamily,
+    eps: float,
+    clip: float = 0.3,
+    rng: np.random.Generator | None = None,
+    mechanism: str = "laplace",
+) -> PotentialEstimate:
+    """The ε-DP estimate of the Brenier potential: report-noisy-min of the clipped semi-dual.
+
+    Args:
+        X, Y: source and target samples (n, d); eps: ε in (0, ∞]; clip: C > 0;
+        rng: a numpy Generator (None: ``default_rng(0)``); mechanism: "laplace" or "exponential".
+    """
+    family = check_family(family)
+    eps = check_eps(eps)
+    clip = check_positive("clip", clip)
+    rng = check_rng("rng", rng, default_seed=0)
+    mechanism = check_choice("mechanism", mechanism, MECHANISMS)
+    scores = semi_dual_scores(family, X, Y, clip)
+    sensitivity = 2 * clip / np.asarray(X).shape[0]
+    index = report_noisy_min(scores, sensitivity, eps, rng, mechanism)
+    return PotentialEstimate(
+        index, family.thetas[index], family.phi[index], scores, sensitivity, family.axis
+    )
+
+
+def _cp_bounds(k: np.ndarray, n: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Clopper-Pearson one-sided (lower, upper) bounds at level 1 - alpha each."""
+    lower = np.where(k > 0, beta.ppf(alpha, np.maximum(k, 1), n - k + 1), 0.0)
+    upper = np.where(k < n, beta.ppf(1 - alpha, k + 1, np.maximum(n - k, 1)), 1.0)
+    return lower, upper
+
+
+def _best_set(a: np.ndarray, b: np.ndarray, alpha: float) -> tuple[np.ndarray, float]:
+    """Outcome set S (a prefix of the outcomes sorted by count ratio) maximising the bound
+    log(lower P_a(S) / upper P_b(S)); returns (outcomes of S, bound)."""
+    outcomes = np.union1d(a, b)
+    ca = (a[:, None] == outcomes[None]).sum(0)
+    cb = (b[:, None] == outcomes[None]).sum(0)
+    order = np.argsort(-(ca + 0.5) / (cb + 0.5), kind="stable")
+    ka, kb = np.cumsum(ca[order]), np.cumsum(cb[order])
+    lo, _ = _cp_bounds(ka, a.size, alpha)
+    _, hi = _cp_bounds(kb, b.size, alpha)
+    with np.errstate(divide="ignore"):
+        bound = np.log(lo) - np.log(hi)
+    best = int(np.argmax(bound))
+    return outcomes[order[: best + 1]], float(bound[best])
+
+
+def audit_epsilon(draws: np.ndarray, draws_prime: np.ndarray, alpha: float = 0.05) -> float:
+    """A lower confidence bound on the ε of a mechanism, from its outputs on D and D'.
+
+    ``draws`` and ``draws_prime`` (r,) and (r',) are outputs (candidate indices) of independent
+    runs on two neighbouring data sets. The first half of each chooses the direction and the
+    output set S (the one with the best bound there); on the second half, Clopper-Pearson
+    bounds (each at level alpha/2) give ε >= log(P_D(S)_lower / P_D'(S)_upper) with
+    probability >= 1 - alpha. Returns max(bound, 0).
+    """
+    a = check_index_array("draws", draws, ndim=1, min_size=4)
+    b = check_index_array("draws_prime", draws_prime, ndim=1, min_size=4)
+    alpha = check_real("alpha", alpha, 0.0, 1.0, low_open=True, high_open=True)
+    ha, hb = a.size // 2, b.size // 2
+    s_ab, v_ab = _best_set(a[:ha], b[:hb], alpha / 2)
+    s_ba, v_ba = _best_set(b[:hb], a[:ha], alpha / 2)
+    first, second, chosen = (a, b, s_ab) if v_ab >= v_ba else (b, a, s_ba)
+    test_1, test_2 = first[first.size // 2 :], second[second.size // 2 :]
+    k1, k2 = np.isin(test_1, chosen).sum(), np.isin(test_2, chosen).sum()
+    lo, _ = _cp_bounds(np.array(k1), test_1.size, alpha / 2)
+    _, hi = _cp_bounds(np.array(k2), test_2.size, alpha / 2)
+    if lo <= 0:
+        return 0.0
+    return max(float(np.log(lo) - np.log(hi)), 0.0)

@@ -1,0 +1,172 @@
+"""Known answers of icml25.private_ot (the brief's five, plus the issue's exact ones)."""
+
+import numpy as np
+import pytest
+from scipy.interpolate import RegularGridInterpolator
+
+from icml25 import private_ot as po
+from icml25.private_ot.experiments import population_semi_dual
+from icml25.private_ot.mechanisms import interpolation_matrix
+
+CENTERS = np.array([[0.15, 0.15], [-0.15, -0.15], [0.15, -0.15], [-0.15, 0.15]])
+
+
+@pytest.fixture(scope="module")
+def grid():
+    return po.make_grid(16)
+
+
+@pytest.fixture(scope="module")
+def family(grid):
+    return po.bump_family(grid[1], CENTERS[:2], 0.12, np.linspace(-0.006, 0.006, 5))
+
+
+def test_make_grid_layout():
+    pts, axis = po.make_grid(4, 2)
+    assert pts.shape == (16, 2) and axis.shape == (4,)
+    assert np.allclose(pts[1 * 4 + 2], [axis[1], axis[2]])
+    pts1, _ = po.make_grid(5, 1, 0.0, 1.0)
+    assert pts1.shape == (5, 1) and pts1[-1, 0] == 1.0
+
+
+def _quadratic(pts, A, b):
+    return 0.5 * np.einsum("ni,ij,nj->n", pts, A, pts) + pts @ b
+
+
+def test_conjugate_of_half_square(grid):
+    pts, axis = grid
+    half = 0.5 * (pts**2).sum(1)
+    h = axis[1] - axis[0]
+    plain = po.legendre_conjugate(half, axis, refine=False)
+    assert np.abs(plain - half).max() <= h**2  # O(h^2), exact at grid y here
+    assert np.allclose(po.legendre_conjugate(half, axis), half, atol=1e-12)
+    x = np.random.default_rng(0).uniform(-0.5, 0.5, (50, 2))
+    assert np.allclose(po.transport_map(half, axis)(x), x, atol=1e-12)
+
+
+def test_refined_conjugate_exact_for_quadratics(grid):
+    pts, axis = grid
+    A = np.array([[1.2, 0.3], [0.3, 0.8]])
+    b = np.array([0.05, -0.02])
+    phi = _quadratic(pts, A, b)
+    y = pts
+    exact = 0.5 * np.einsum("ni,ij,nj->n", y - b, np.linalg.inv(A), y - b)
+    assert np.abs(po.legendre_conjugate(phi, axis) - exact).max() < 1e-10
+    # plain: below the truth by at most lambda_max h^2 / 4 where the maximiser is inside the box
+    inside = np.all(np.abs((y - b) @ np.linalg.inv(A).T) <= 0.5, axis=1)
+    gap = exact - po.legendre_conjugate(phi, axis, refine=False)
+    h = axis[1] - axis[0]
+    assert gap.min() >= -1e-12
+    assert gap[inside].max() <= np.linalg.eigvalsh(A).max() * h**2 / 4 + 1e-12
+    x = np.random.default_rng(1).uniform(-0.5, 0.5, (40, 2))
+    assert np.allclose(po.transport_map(phi, axis)(x), x @ A.T + b, atol=1e-10)
+
+
+def test_conjugate_in_1d_and_batches(grid):
+    pts, axis = po.make_grid(21, 1)
+    phi = 0.5 * 1.5 * pts[:, 0] ** 2 + 0.1 * pts[:, 0]
+    exact = (pts[:, 0] - 0.1) ** 2 / (2 * 1.5)
+    assert np.abs(po.legendre_conjugate(phi, axis) - exact).max() < 1e-10
+    both = po.legendre_conjugate(np.stack([phi, 2 * phi]), axis)
+    assert both.shape == (2, 21) and np.allclose(both[0], po.legendre_conjugate(phi, axis))
+
+
+def test_interpolation_matrix_matches_scipy(family):
+    axis = family.axis
+    x = np.random.default_rng(2).uniform(-0.6, 0.6, (100, 2))
+    W = interpolation_matrix(axis, x)
+    interp = RegularGridInterpolator((axis, axis), family.phi[3].reshape(16, 16))
+    assert np.allclose(W @ family.phi[3], interp(np.clip(x, -0.5, 0.5)), atol=1e-14)
+
+
+@pytest.mark.parametrize("theta0", [(0.0, 0.0), (0.003, -0.006), (-0.003, 0.006)])
+def test_planted_recovery(family, theta0):
+    index = int(np.flatnonzero(np.all(np.isclose(family.thetas, theta0), axis=1))[0])
+    rng = np.random.default_rng(3)
+    hits = [
+        po.private_potential(*po.sample_problem(family, index, 10**5, rng), family, np.inf).index
+        == index
+        for _ in range(20)
+    ]
+    assert np.mean(hits) >= 0.95
+    S = population_semi_dual(family, index)
+    assert np.all(S >= S[index]) and np.sum(S == S[index]) == 1  # Fenchel-Young, unique
+
+
+def test_sensitivity_invariant(family):
+    rng = np.random.default_rng(4)
+    n, clip = 50, 0.3
+    X, Y = po.sample_problem(family, 7, n, rng)
+    base = po.semi_dual_scores(family, X, Y, clip)
+    for _ in range(200):
+        X2, Y2 = X.copy(), Y.copy()
+        (X2 if rng.random() < 0.5 else Y2)[rng.integers(n)] = rng.uniform(-0.7, 0.7, 2)
+        assert np.abs(po.semi_dual_scores(family, X2, Y2, clip) - base).max() <= 2 * clip / n
+
+
+def test_exponential_mechanism_is_eps_dp(family):
+    rng = np.random.default_rng(5)
+    n, clip, eps = 40, 0.3, 1.0
+    X, Y = po.sample_problem(family, 3, n, rng)
+    p = po.selection_probabilities(po.semi_dual_scores(family, X, Y, clip), 2 * clip / n, eps)
+    for _ in range(50):
+        X2 = X.copy()
+        X2[rng.integers(n)] = rng.choice([-0.5, 0.5], 2)
+        q = po.selection_probabilities(po.semi_dual_scores(family, X2, Y, clip), 2 * clip / n, eps)
+        assert np.abs(np.log(p / q)).max() <= eps + 1e-9
+    # Gumbel-max draws follow the law
+    scores = np.array([0.0, 0.01, 0.02])
+    law = po.selection_probabilities(scores, 0.01, 2.0)
+    draws = [po.report_noisy_min(scores, 0.01, 2.0, rng, "exponential") for _ in range(20000)]
+    assert np.allclose(np.bincount(draws, minlength=3) / 20000, law, atol=0.015)
+
+
+def test_laplace_two_candidates_closed_form():
+    g, sens, eps = 0.01, 0.01, 1.5
+    b = 2 * sens / eps
+    rng = np.random.default_rng(6)
+    r = 40000
+    worse = np.mean([po.report_noisy_min(np.array([0.0, g]), sens, eps, rng) for _ in range(r)])
+    p = 0.5 * np.exp(-g / b) * (1 + g / (2 * b))
+    assert abs(worse - p) < 4 * np.sqrt(p * (1 - p) / r)
+    assert po.report_noisy_min(np.array([0.2, 0.1, 0.1]), 0.1, np.inf, rng) == 1
+
+
+def test_error_monotone_in_eps(family):
+    out = po.error_grid(family, [2000], [0.3, 3.0, np.inf], 50, seed=7, progress=False)
+    err = out["err"][0]
+    mean, se = err.mean(1), err.std(1, ddof=1) / np.sqrt(50)
+    assert mean[1] <= mean[0] + 2 * np.hypot(se[0], se[1])
+    assert mean[2] <= mean[1] + 2 * np.hypot(se[1], se[2])
+    E = po.candidate_errors(family)
+    assert np.allclose(np.diag(E), 0) and np.allclose(E, E.T)
+
+
+def test_map_error_and_estimate(family):
+    x = np.random.default_rng(8).uniform(-0.5, 0.5, (30, 2))
+    assert po.map_l2_error(lambda z: z + 0.1, lambda z: z, x) == pytest.approx(0.02)
+    X, Y = po.sample_problem(family, 5, 500, np.random.default_rng(9))
+    est = po.private_potential(X, Y, family, 1.0, rng=np.random.default_rng(0))
+    assert est.sensitivity == pytest.approx(2 * 0.3 / 500) and est.scores.shape == (25,)
+    assert est.map(x).shape == (30, 2) and np.allclose(est.theta, family.thetas[est.index])
+
+
+def test_ot_baseline_recovers_a_shift():
+    rng = np.random.default_rng(10)
+    X = rng.uniform(-0.5, 0.5, (200, 2))
+    Y = X + np.array([0.05, 0.0])
+    for method in ("emd", "sinkhorn"):
+        T = po.ot_baseline(X, Y, method=method, reg=1e-2)
+        assert po.map_l2_error(T, lambda z: z + np.array([0.05, 0.0]), X) < 1e-3
+
+
+def test_audit_epsilon():
+    rng = np.random.default_rng(11)
+    a = rng.integers(0, 2, 4000)
+    assert po.audit_epsilon(a, rng.integers(0, 2, 4000)) < 0.2
+    # randomised response with eps = 1: the bound is below 1 and not far from it
+    p = np.exp(1) / (1 + np.exp(1))
+    d = (rng.random(20000) > p).astype(int)
+    d2 = (rng.random(20000) < p).astype(int)
+    lb = po.audit_epsilon(d, d2)
+    assert 0.8 < lb <= 1.0
