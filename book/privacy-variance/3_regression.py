@@ -377,9 +377,6 @@ claim(
     f"{'/'.join(str(n) for n in sorted(set(main['n_band'])))} members",
     fmt=".2f",
 )
-glue("beta_b", float(b_ind.loc["np.log(b)", "coef"]))
-glue("beta_T", float(b_ind.loc["np.log(T)", "coef"]))
-glue("beta_lr", float(b_ind.loc["np.log(lr)", "coef"]))
 for key, table, term in [
     ("beta_b", b_ind, "np.log(b)"),
     ("beta_T", b_ind, "np.log(T)"),
