@@ -122,6 +122,33 @@ def test_exposure_known_answers(corpus):
     assert not extracted(model, corpus.prefixes, corpus.secrets).all()
 
 
+class _Constant(torch.nn.Module):
+    """Constant logits: exactly uniform over the digits, or NaN."""
+
+    vocab = 16
+
+    def __init__(self, value: float = 0.0):
+        super().__init__()
+        self.value = value
+
+    def forward(self, x):
+        B, L = x.shape
+        return torch.full((B, L - 1, 16), self.value)
+
+
+def test_exposure_of_an_exactly_uniform_model_is_one_bit(corpus):
+    # every candidate ties: the mid-rank (N + 1) / 2 gives log2(2N / (N + 1)), about 1 bit
+    # (a rank of 1 + #strictly greater would give every secret the ceiling, 13.3 bits)
+    N = 10**4
+    ex = exposure(_Constant(), corpus.prefixes, corpus.secrets)
+    assert ex == pytest.approx(np.full(len(ex), np.log2(N / ((N + 1) / 2))), abs=1e-9)
+
+
+def test_exposure_rejects_non_finite_outputs(corpus):
+    with pytest.raises(ValueError, match="non-finite"):
+        exposure(_Constant(float("nan")), corpus.prefixes[:2], corpus.secrets[:2])
+
+
 def test_secret_loglik_matches_the_full_sequence_likelihood(corpus):
     torch.manual_seed(0)
     model = ContextLM(16)
@@ -244,3 +271,15 @@ def test_per_sample_grad_norms_match_single_record_gradients():
         torch.nn.functional.cross_entropy(logits.reshape(-1, 16), x[i, 1:]).backward()
         direct = torch.cat([p.grad.reshape(-1) for p in model.parameters()]).norm()
         assert abs(float(direct) - norms[i]) < 1e-4 * max(1.0, float(direct))
+
+
+def test_unigram_loss_flags_a_model_that_ignores_the_context(corpus):
+    from icml25.privacy_variance.study import _unigram_loss
+
+    u = _unigram_loss(corpus)
+    # below the uniform loss log V, and equal to the loss of the best context-free predictor
+    # (the test tokens' own frequencies) up to the train/test difference
+    assert 0 < u < np.log(corpus.vocab)
+    f = np.bincount(corpus.test[:, 1:].ravel(), minlength=corpus.vocab) / corpus.test[:, 1:].size
+    entropy = -np.sum(f[f > 0] * np.log(f[f > 0]))
+    assert entropy <= u < entropy + 0.05

@@ -85,6 +85,17 @@ def test_heldout_pick_finds_the_planted_minimum_and_the_control_does_not():
     assert (res["pair_acc"] > 0.8).all()
 
 
+def test_heldout_selection_trivial_and_median_baselines():
+    # exposure planted in lr alone: the trivial rule (smallest b * T * lr, here b=32, T=25,
+    # lr=0.25) is at the smallest exposure; the median is the band's median
+    df = _grid(lambda b, T, lr: 3.0 * np.log(lr) + 0.1 * np.log(b), noise=0.0)
+    res = heldout_selection(df, model="individual", tol=0.1, n_perm=5, seed=0)
+    expect = 3.0 * np.log(0.25) + 0.1 * np.log(32)
+    assert np.allclose(res["trivial"], expect)
+    at0 = df[df.seed == 0]["exposure_r16"]
+    assert res["median"].iloc[0] == pytest.approx(float(np.median(at0)))
+
+
 def test_heldout_selection_rejects_bad_tables():
     df = _grid(lambda b, T, lr: np.log(b))
     with pytest.raises(ValueError, match="seeds"):

@@ -89,10 +89,13 @@ def exposure(model: nn.Module, prefixes, secrets) -> np.ndarray:
     """Carlini et al.'s exposure of each secret after its own prefix, exact over all 10^4
     candidate digit strings.
 
-    ``exposure(s) = log2 |R| - log2 rank(s)`` where ``rank(s)`` is 1 + the number of candidates
-    the model finds strictly more likely than ``s`` after ``p_s``. A secret the model has not
-    seen has a rank ~ uniform, so its expected exposure is about ``log2 e ~ 1.44`` bits; the
-    maximum is :data:`MAX_EXPOSURE` = ``log2 10^4 ~ 13.3`` bits.
+    ``exposure(s) = log2 |R| - log2 rank(s)`` where ``rank(s)`` is the **mid-rank** of ``s``
+    among the ``|R| = N`` candidates after ``p_s``: 1 + the number strictly more likely +
+    (the number tied with ``s``, itself excluded) / 2. Ties are shared, so a model that is
+    exactly uniform over the candidates ranks every secret at ``(N + 1) / 2`` and scores
+    ``log2(2N / (N + 1)) ~ 1`` bit, not the ceiling. A secret the model has not seen has a rank
+    ~ uniform, so its expected exposure is about ``log2 e ~ 1.44`` bits; the maximum is
+    :data:`MAX_EXPOSURE` = ``log2 10^4 ~ 13.3`` bits (``s`` strictly most likely).
 
     Args:
         model: maps (B, L) tokens to (B, L - 1, vocab) logits.
@@ -101,12 +104,17 @@ def exposure(model: nn.Module, prefixes, secrets) -> np.ndarray:
 
     Returns:
         (S,) exposures in bits.
+
+    Raises:
+        ValueError: if the model's log-likelihoods are not finite (NaN or inf outputs).
     """
     prefixes, secrets = _check(model, prefixes, secrets)
     ll = _loglik(model, prefixes)
+    if not np.all(np.isfinite(ll)):
+        raise ValueError("model gives non-finite log-likelihoods (NaN or inf outputs)")
     idx = secrets @ (10 ** np.arange(SECRET_LEN - 1, -1, -1))
-    own = ll[np.arange(len(secrets)), idx]
-    rank = 1 + (ll > own[:, None]).sum(1)
+    own = ll[np.arange(len(secrets)), idx][:, None]
+    rank = 1 + (ll > own).sum(1) + 0.5 * ((ll == own).sum(1) - 1)
     return MAX_EXPOSURE - np.log2(rank)
 
 

@@ -207,6 +207,9 @@ def heldout_selection(
     scored by its measured exposure at seed ``s``. Alongside, per held-out seed:
 
     * ``random``: the expected exposure of a uniformly random pick from the same band;
+    * ``median``: the median measured exposure of the band;
+    * ``trivial``: a rule that needs no regression: the band member with the smallest
+      ``b * T * lr`` (ties: the smaller ``b``);
     * ``utility``: the lowest-loss candidate (utility-only selection);
     * ``best``: the least exposed candidate of the band (the oracle);
     * ``insample``: the same rule with the regression fitted on every row (seed ``s`` and the
@@ -218,7 +221,8 @@ def heldout_selection(
       order as the measured exposures do (ties count 1/2); ``nan`` for a band of one.
 
     Returns one row per held-out seed with ``seed, n_band, pick`` (the (b, T, lr) picked) and
-    the exposures ``heldout, random, utility, best, insample, permuted``, and ``pair_acc``.
+    the exposures ``heldout, random, median, trivial, utility, best, insample, permuted``, and
+    ``pair_acc``.
     """
     data, response, model = _prepare(df, response, model)
     if "seed" not in data.columns or "test_loss" not in data.columns:
@@ -260,6 +264,8 @@ def heldout_selection(
                 for p in (rng.permutation(fit_y) for _ in range(n_perm))
             ]
         )
+        size = np.array([n[0] * n[1] * n[2] for n in names], dtype=float)
+        trivial = band[np.lexsort((np.array([n[0] for n in names])[band], size[band]))[0]]
         pairs = [(i, j) for a, i in enumerate(band) for j in band[a + 1 :]]
         agree = [
             0.5
@@ -274,6 +280,8 @@ def heldout_selection(
                 "pick": names[pick],
                 "heldout": float(expo[pick]),
                 "random": float(expo[band].mean()),
+                "median": float(np.median(expo[band])),
+                "trivial": float(expo[trivial]),
                 "utility": float(expo[np.argmin(loss)]),
                 "best": float(expo[band].min()),
                 "insample": float(expo[select_configuration(loss, pred_in, tol)]),

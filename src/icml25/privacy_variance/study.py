@@ -31,10 +31,15 @@ def run_grid(
     """Train every configuration ``{"b", "T", "lr"}`` for every seed at the same (eps, delta).
 
     Returns one row per (config, seed) with ``b, T, lr, seed, sigma, eps_spent, test_loss,
-    seconds``, the mean exposure of the secrets inserted ``r`` times (``exposure_r{r}``) and
-    of the controls (``exposure_control``), and the fraction of the most repeated secrets that
-    greedy decoding extracts verbatim (``extracted_top``). ``measure_privacy=False`` skips
-    exposure and extraction (a tuning run needs only the loss).
+    seconds, diverged``, the mean exposure of the secrets inserted ``r`` times
+    (``exposure_r{r}``) and of the controls (``exposure_control``), and the fraction of the
+    most repeated secrets that greedy decoding extracts verbatim (``extracted_top``).
+    ``measure_privacy=False`` skips exposure and extraction (a tuning run needs only the loss).
+
+    ``diverged`` flags a run that did not train: its held-out loss is at least the unigram
+    loss (the cross-entropy on ``corpus.test`` of the training tokens' frequencies, which a
+    model reaches by ignoring the context; below the uniform ``log vocab``). Such a run's
+    exposure measures a broken model, not memorisation; analyses should leave it out.
     """
     if not isinstance(measure_privacy, bool):
         raise TypeError(f"measure_privacy must be a bool, got {type(measure_privacy).__name__}")
@@ -55,6 +60,7 @@ def run_grid(
     rows = []
     sigmas: dict[tuple[int, int], float] = {}
     levels = sorted(set(corpus.reps.tolist()) - {0})
+    unigram = _unigram_loss(corpus)
     for cfg in configs:
         key = (cfg["b"], cfg["T"])
         if key not in sigmas:  # sigma depends on (b, T) only: calibrate once
@@ -72,6 +78,7 @@ def run_grid(
                 "eps_spent": res.eps_spent,
                 "test_loss": res.test_loss,
                 "seconds": res.seconds,
+                "diverged": bool(res.test_loss >= unigram),
             }
             if measure_privacy:
                 ex = exposure(res.model, corpus.prefixes, corpus.secrets)
@@ -84,6 +91,14 @@ def run_grid(
                 )
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _unigram_loss(corpus: Corpus) -> float:
+    """Cross-entropy (nats per predicted token) on ``corpus.test`` of the unigram frequencies
+    of the predicted tokens of ``corpus.train`` (positions 1 .. L - 1)."""
+    counts = np.bincount(corpus.train[:, 1:].ravel(), minlength=corpus.vocab) + 0.5
+    logp = np.log(counts / counts.sum())
+    return float(-logp[corpus.test[:, 1:].ravel()].mean())
 
 
 def tune_lr(df: pd.DataFrame) -> list[dict]:

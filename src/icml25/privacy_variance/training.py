@@ -40,14 +40,22 @@ __all__ = ["TrainResult", "calibrate_sigma", "per_sample_grad_norms", "train_dp"
 
 @contextmanager
 def _quiet_opacus():
-    """Silence opacus's UserWarnings and log notices inside the block only."""
+    """Silence opacus's own warnings and log notices inside the block only: warnings raised
+    from opacus modules, torch's notice about opacus's backward hooks, and the ``opacus``
+    loggers below ERROR (their level is restored)."""
+    logger = logging.getLogger("opacus")
+    level = logger.level
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        logging.disable(logging.WARNING)
+        warnings.filterwarnings("ignore", module=r"opacus(\.|$)")
+        # torch's notice about opacus's backward hooks on an embedding input, once per step
+        warnings.filterwarnings(
+            "ignore", message="Full backward hook is firing", category=UserWarning
+        )
+        logger.setLevel(logging.ERROR)
         try:
             yield
         finally:
-            logging.disable(logging.NOTSET)
+            logger.setLevel(level)
 
 
 def _check_delta(delta: object) -> float:
@@ -143,7 +151,10 @@ def train_dp(
     if norm_every is not None:
         norm_every = check_int("norm_every", norm_every)
     if eps is not None and sigma is not None:
-        raise ValueError("give eps or sigma, not both (sigma is calibrated from eps)")
+        raise ValueError(
+            f"give eps or sigma, not both: eps={eps!r} (the default is 8.0) calibrates sigma; "
+            f"to set sigma={sigma!r} directly, pass eps=None as well"
+        )
     delta = _check_delta(1.0 / n if delta is None else delta)
     if eps is not None:
         eps = check_positive("eps", eps)
