@@ -221,7 +221,7 @@ SPECS: dict[str, Spec] = {
             "n_layers": bad_int(0),
             "steps_per_day": bad_int(1),
             "n_eval_samples": bad_int(0),
-            "eval_average": bad_choice(("draws", "forecasts")),
+            "eval_average": bad_choice(("draws", "forecasts", "scaled")),
         },
         free=("ib", "dynamic"),
     ),

@@ -269,6 +269,22 @@ def test_official_averaging_of_many_draws_tends_to_the_mean_path():
     assert (many - mean_path).abs().max() < 0.1 * gap_one
 
 
+def test_scaled_single_draw_has_the_spread_of_the_official_average():
+    """One draw scaled by 1/sqrt(S) has the distribution of the mean of S draws."""
+    N = 16
+    torch.manual_seed(0)
+    model = RSTIBMLP(N, d=8, n_eval_samples=12).eval()
+    x = torch.rand(2, 12, N)
+    tod, dow = torch.randint(0, 288, (2,)), torch.randint(0, 7, (2,))
+    spread = {}
+    for average in ("draws", "scaled"):
+        model.eval_average = average
+        with torch.no_grad():
+            preds = torch.stack([model(x, tod, dow) for _ in range(400)])
+        spread[average] = preds.std(0).mean().item()
+    assert abs(spread["scaled"] / spread["draws"] - 1) < 0.15, spread
+
+
 def test_anneal_beta_follows_the_official_schedule():
     b = anneal_beta(1e-3, 12, beta_init=0.0)
     assert b.shape == (12,)

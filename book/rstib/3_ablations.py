@@ -77,7 +77,7 @@ CONFIG = {
         "channels": 16,
         "ratio": 0.8,
         "seeds": [0, 1, 2],
-        "betas": [0.0, 1e-2],
+        "betas": [0.0],
     },
     "large": {
         "n_nodes": 64,
@@ -103,10 +103,13 @@ EPOCHS = CONFIG["epochs"]
 # The teacher is trained once (with the official teacher yaml: weight decay 1e-4, gradient norm
 # clipped at 5) and cached; every variant that uses it gets the same forecasts. The students use
 # the official student yaml (no weight decay, no clipping, the learning rate halved at epochs 1,
-# 20, 50, ...) and keep the epoch with the best validation MAE (the official early stopping; its
-# patience of 20 epochs cannot trigger in a run of fewer epochs, printed below with the
-# configuration). The teacher is one run (seed 0) for every student. "Without KD" trains with no
-# teacher at all (uniform sensor weights, no distillation term); "without IB" keeps the teacher
+# 20, 50, ...) and keep the epoch with the best validation MAE (this book's choice: the official
+# early stopping keeps the *current* epoch before its start epoch 150, so at this budget it would
+# keep the last epoch; its patience of 20 epochs cannot trigger in a run of fewer epochs, printed
+# below with the configuration). The teacher is one run (seed 0) for every student, and the
+# seeds vary the model only: graph, traffic and noise are the same in every run. "Without KD"
+# trains with no teacher at all (uniform sensor weights, no distillation term); "without IB"
+# keeps the teacher
 # but removes the whole bottleneck: no noise heads, no sampled input or target noise, no second
 # encoder pass, no KL terms; what is left is an MLP with RSTIB-MLP's embeddings, distilled from
 # the teacher. (An earlier version of this chapter still computed the noise heads, added the
@@ -114,9 +117,9 @@ EPOCHS = CONFIG["epochs"]
 # removes them all, and a unit test checks it.) "Without dynamic embeddings" drops the
 # time-dependent node embedding, which also narrows the representation from $5d$ to $4d$ (80 to
 # 64 at small scale), so width and embedding are confounded in that ablation. The plain MLP,
-# RSTIB-MLP, the model without IB and RSTIB-MLP with $\beta = 0$ are trained on three seeds; the
-# two other ablations, $\beta = 10^{-2}$ and the annealing schedule on the first seed only (the
-# time budget), so those are single-seed observations.
+# RSTIB-MLP, the model without IB, the model without KD and RSTIB-MLP with $\beta = 0$ are
+# trained on three seeds; the model without dynamic embeddings and the annealing schedule on
+# the first seed only (the time budget), so those are single-seed observations.
 
 # %%
 torch.manual_seed(0)
@@ -167,7 +170,7 @@ mae = {name: [] for name in VARIANTS}
 hist = {name: [] for name in VARIANTS}
 for seed in CONFIG["seeds"]:
     for name, kwargs in VARIANTS.items():
-        if name in ("without KD", "without dynamic embeddings") and seed != CONFIG["seeds"][0]:
+        if name == "without dynamic embeddings" and seed != CONFIG["seeds"][0]:
             continue
         m, h = run(name, seed, **dict(kwargs))
         mae[name].append(m)
@@ -200,7 +203,8 @@ plt.show()
 
 # %% [markdown]
 # **What to see.** Bars are means, ticks the individual seeds (three for the plain MLP,
-# RSTIB-MLP and the model without IB, one for the other two), the dashed line the teacher;
+# RSTIB-MLP, the model without IB and the model without KD, one for the model without dynamic
+# embeddings), the dashed line the teacher;
 # the axis starts at 0. A bar to the right of RSTIB-MLP's means the removed part was helping;
 # to the left, that the miniature does better without it.
 
@@ -258,29 +262,36 @@ plt.show()
 
 # %% [markdown]
 # **What to see.** (a) RSTIB-MLP's validation error is above the model without IB's at every
-# epoch, and both students are still falling at the last epoch; the teacher's curve flattens
-# within the first few epochs. Read horizontally, RSTIB-MLP trails: it reaches the error the
+# epoch, and both students are still falling at the last epoch; the teacher falls fastest in
+# the first epochs but is still improving slowly too (its best epoch is the last,
+# {glue:text}`teacher_best_epoch`, and it gains {glue:text}`teacher_gain_after3:.2f` in
+# validation MAE after epoch 3). Read horizontally, RSTIB-MLP trails: it reaches the error the
 # model without IB had some epochs earlier (the delay is measured below). (b) the
 # representation's and the input noise's scales $\sigma$ and $\sigma_x$ collapse towards the
 # lower clamp within a few epochs, so the sampled noise soon becomes small, while the KL term
-# keeps the target noise's $\sigma_y$ near 1 (in flow units: a fraction of a vehicle, negligible
-# against the sensor noise); (c) the KL terms of $Z$ and of the input noise grow mainly because
-# their scales collapse: each of the $D$ features contributes $-\log \sigma$, so $\sigma_x
-# \approx 0.03$ over $D = 80$ features gives a few hundred bits from that term alone (the drift
-# of the means adds less). Even so, at $\beta = 10^{-3}$ the KL terms remain a small share of
-# the loss (printed above the figure): the regression term dominates.
+# holds the target noise's $\sigma_y$ at {glue:text}`sigma_y_mean_last:.2f` at the last epoch (in
+# flow units: a fraction of a vehicle, negligible against the sensor noise); (c) the KL terms
+# of $Z$ and of the input noise grow mainly because their scales collapse: each of the $D$
+# features contributes $-\log \sigma$, so at the last epoch's mean $\sigma_x$ =
+# {glue:text}`sigma_x_last:.3f` the input-noise term is {glue:text}`kl_x_last:.0f` bits per
+# sensor (weighted). Even so, at $\beta = 10^{-3}$ the KL terms are
+# {glue:text}`kl_share_pct:.1f` % of the loss at the last epoch: the regression term dominates.
+# The difficulty weight $d = \mathrm{softmax}_n(\mathrm{mean}_h |T' - Y'|)$ does not depend on
+# the target noise: $\varepsilon_y$ is added to both $T$ and $Y$ and cancels in the difference.
 
 # %% [markdown]
 # ## The KL weight: a sweep and the official annealing schedule
 #
 # If the KL terms were what costs accuracy, a smaller $\beta$ would help. On three seeds:
 # $\beta = 0$ (no KL term, the stochastic passes kept) against $10^{-3}$ (the paper's,
-# above); on the first seed only: $10^{-2}$ and the official `info_anneal` schedule (0 for the
-# first quarter of the epochs, a cubic ramp to $10^{-3}$ over the second). One candidate
+# above); on the first seed only: the official `info_anneal` schedule (0 for the first quarter
+# of the epochs, a cubic ramp to $10^{-3}$ over the second; at `large` scale also
+# $\beta \in \{10^{-4}, 10^{-2}, 10^{-1}\}$). One candidate
 # mechanism is the target noise's mean: with $Y' = Y + \varepsilon_y$ and a learned $\mu_y$,
 # training pins only $\hat Y - \mu_y$ to the targets, so at $\beta = 0$ nothing holds $\mu_y$
-# at 0 and it could bias the forecast. The trace of $\mu_y$ (its mean, in flow units) checks
-# that.
+# at 0 and it could bias the forecast. Two traces check that: the batch mean of $\mu_y$ (a
+# common offset) and the mean of $|\mu_y|$ (offsets per sensor and horizon, which cancel in the
+# signed mean), both in flow units.
 
 # %%
 seed0 = CONFIG["seeds"][0]
@@ -302,9 +313,17 @@ mu_y_last = {
     "beta 1e-3": [h["trace"]["mu_y"][-1] for h in hist["RSTIB-MLP"]],
     "beta 0": [h["trace"]["mu_y"][-1] for h in beta0_hist],
 }
+mu_y_abs_last = {
+    "beta 1e-3": [h["trace"]["mu_y_abs"][-1] for h in hist["RSTIB-MLP"]],
+    "beta 0": [h["trace"]["mu_y_abs"][-1] for h in beta0_hist],
+}
 mu_y_abs_max = max(abs(v) for vs in mu_y_last.values() for v in vs)
 print(
     "mean mu_y at the last epoch (flow units):", {k: np.round(v, 2) for k, v in mu_y_last.items()}
+)
+print(
+    "mean |mu_y| at the last epoch (flow units):",
+    {k: np.round(v, 2) for k, v in mu_y_abs_last.items()},
 )
 
 # %% tags=["hide-input"]
@@ -328,19 +347,29 @@ ax.scatter(
     zorder=3,
     label="annealed to $10^{-3}$ (official)",
 )
-ax.scatter(
-    [x[betas.index(0.0)]] * (len(beta0_mae) - 1),
-    beta0_mae[1:],
-    marker="x",
-    color=plotting.method_color("RSTIB-MLP"),
-    label=r"$\beta$ = 0, seeds 1, 2",
-)
-ax.axhline(mae["without IB"][0], color=plotting.PALETTE[4], ls="--", label="without IB")
-ax.axhline(mae["MLP"][0], color=plotting.method_color("MLP"), ls=":", label="plain MLP")
+for i in range(len(CONFIG["seeds"])):  # each seed's beta = 0 next to its own without IB
+    xs = x[betas.index(0.0)] + 0.08 * (i + 1)
+    ax.scatter(
+        [xs],
+        [beta0_mae[i]],
+        marker="x",
+        color=plotting.method_color("RSTIB-MLP"),
+        label=r"$\beta$ = 0, per seed" if i == 0 else None,
+    )
+    ax.scatter(
+        [xs],
+        [mae["without IB"][i]],
+        marker="_",
+        s=120,
+        color=plotting.PALETTE[4],
+        label="without IB, per seed" if i == 0 else None,
+    )
+ax.axhline(mae["without IB"][0], color=plotting.PALETTE[4], ls="--", label="without IB (seed 0)")
+ax.axhline(mae["MLP"][0], color=plotting.method_color("MLP"), ls=":", label="plain MLP (seed 0)")
 ax.set_xticks(x, [f"{b:g}" for b in betas])
 ax.set(
     xlabel=r"KL weight $\beta$",
-    ylabel="test MAE vs clean targets (seed 0)",
+    ylabel="test MAE vs clean targets",
     title="The KL weight does not decide it",
     ylim=(0, None),
 )
@@ -360,33 +389,43 @@ plotting.panel_labels(axes)
 plt.show()
 
 # %% [markdown]
-# **What to see.** (a) The error moves by a couple of units with $\beta$ on seed 0 (the largest
-# weight a little better, on this one seed), the annealing schedule changes nothing there, and
-# every setting stays above the model without the bottleneck, $\beta = 0$ included; on seeds
-# 1 and 2 (crosses) $\beta = 0$ is again close to $\beta = 10^{-3}$ and above the model
-# without IB, by less than on seed 0, which has the largest gap of the three. The mean of
-# $\mu_y$ stays within a fraction of a vehicle of 0 at the last epoch, with or without the KL
-# term (printed above the figure), so a biased target-noise mean does not explain the gap
-# either. What is left (noise heads, sampled input noise, a second pass through the encoder
-# and a sampled $Z$) is not separated further here. (b) What $\beta$ visibly changes is the
-# target noise: without the KL term $\sigma_y$ shrinks, with it $\sigma_y$ stays near 1.
+# **What to see.** (a) On seed 0 (line) the error moves by {glue:text}`beta_range:.2f` between
+# $\beta = 0$ and $10^{-3}$, the annealing schedule (star) changes little, and every setting
+# stays above the model without the bottleneck; for each seed (crosses, with that seed's own
+# model without IB as a dash beside it) $\beta = 0$ is again close to $\beta = 10^{-3}$ and
+# above the model without IB, by less on seeds 1 and 2 than on seed 0, which has the largest
+# gap of the three. The target-noise mean: at the last epoch the signed batch mean of $\mu_y$
+# stays within {glue:text}`mu_y_abs_max:.2f` vehicles of 0, and the mean of $|\mu_y|$, which
+# also sees offsets per sensor and horizon, is {glue:text}`mu_y_abs_b3:.2f` vehicles with the
+# KL term and {glue:text}`mu_y_abs_b0:.2f` without it (training batches, mean over the seeds).
+# Since training pins $\hat Y - \mu_y$ to the targets, a learned bias can change the MAE by at
+# most the mean of $|\mu_y|$ (triangle inequality): on the training batches it accounts for at
+# most that much of a gap of several vehicles, so it is not the main mechanism there; it is
+# not measured on the test windows, and per-sensor offsets of the test forecast are not ruled
+# out beyond that. What is left (noise heads, sampled input noise, a second pass through the
+# encoder and a sampled $Z$) is not separated further here. (b) What $\beta$ visibly changes
+# is the target noise: without the KL term $\sigma_y$ shrinks to about
+# {glue:text}`sigma_y_b0_last:.2f`, with it $\sigma_y$ stays at about
+# {glue:text}`sigma_y_last:.2f` (seed 0).
 
 # %% [markdown]
 # ## Claim check
 #
 # The paper reports that each part helps on PEMS. Here: the bottleneck's effect over three
 # seeds (the comparison is expected to fail, and the check asserts that it does); the
-# distilled MLP without the bottleneck against the teacher over three seeds, with the plain
-# MLP (no teacher) as the control that must fail; how far RSTIB-MLP's training trails the
-# model without IB (a delay, in epochs); the KL weight over three seeds; and the two one-seed
-# ablations.
+# distilled MLP without the bottleneck against the teacher over three seeds; how far
+# RSTIB-MLP's training trails the model without IB (the gap, expressed in epochs); the KL
+# weight over three seeds; the teacher's effect (without KD) over three seeds; and the
+# one-seed ablation of the dynamic embedding.
 #
 # The delay is read horizontally off the validation curves, each taken as its running best
 # (the epoch a forecaster keeps): for RSTIB-MLP's best error by epoch $t$, the (interpolated)
 # epoch $e^*$ at which the model without IB first reached it; the delay is $t - e^*$. A
 # bottleneck that only slows learning shows a delay; one that costs accuracy for good shows a
 # delay that keeps growing, until the model without IB's curve has flattened below RSTIB-MLP's.
-# While both curves still fall, the two readings cannot be told apart.
+# While both curves still fall, the two readings cannot be told apart. The delay is not
+# specific to the bottleneck: the plain MLP trails the model without IB by a similar number of
+# epochs (printed and reported next to the claim).
 
 
 # %%
@@ -409,19 +448,24 @@ no_ib = np.array(mae["without IB"])
 mlp = np.array(mae["MLP"])
 beta0 = np.array(beta0_mae)
 n_seeds = len(full)
-delta = {
-    name: float(np.mean(mae[name]) - full[0])
-    for name in ("without KD", "without dynamic embeddings")
-}
-val = {n: np.array([h["val_mae"] for h in hist[n]]) for n in ("RSTIB-MLP", "without IB")}
+delta = {"without dynamic embeddings": float(np.mean(mae["without dynamic embeddings"]) - full[0])}
+val = {n: np.array([h["val_mae"] for h in hist[n]]) for n in ("RSTIB-MLP", "without IB", "MLP")}
 lags = np.array([delay(a, b) for a, b in zip(val["RSTIB-MLP"], val["without IB"], strict=True)])
+lags_mlp = np.array([delay(a, b) for a, b in zip(val["MLP"], val["without IB"], strict=True)])
 mid = EPOCHS // 2 - 1
 print("delay in epochs per epoch (rows: seeds)\n", np.round(lags, 2))
+print("plain MLP's delay behind the model without IB\n", np.round(lags_mlp, 2))
 teacher_best_epoch = int(np.argmin(teacher_hist["val_mae"])) + 1
-teacher_flat = float(
-    teacher_hist["val_mae"][2] - min(teacher_hist["val_mae"])
-)  # drop after epoch 3
-print(f"teacher: best epoch {teacher_best_epoch}, val MAE gained after epoch 3 {teacher_flat:.2f}")
+teacher_gain_after3 = float(teacher_hist["val_mae"][2] - min(teacher_hist["val_mae"]))
+print(
+    f"teacher: best epoch {teacher_best_epoch}, val MAE gained after epoch 3 "
+    f"{teacher_gain_after3:.2f}"
+)
+kd_delta = np.array(mae["without KD"]) - full  # paired per seed
+sd_full = float(full.std(ddof=1))
+mu_y_abs_b3 = float(np.mean(mu_y_abs_last["beta 1e-3"]))
+mu_y_abs_b0 = float(np.mean(mu_y_abs_last["beta 0"]))
+SEEDS_NOTE = "the seeds vary the model only (graph, traffic, noise and the one teacher run fixed)"
 beta_range = max(sweep.values()) - min(sweep.values())
 n_lower = int(np.sum(no_ib < full))
 assert len(full) == len(no_ib) == len(mlp) == len(beta0) == len(CONFIG["seeds"]) >= 3, mae
@@ -435,10 +479,10 @@ claim(
     value=no_ib - full,
     check=greater(0.0),
     verdict="not reproduced",
-    caveat=f"not reproduced at this scale: without the bottleneck the MAE is lower in {n_lower} "
-    f"of {n_seeds} seeds, by {-np.mean(no_ib - full):.1f} on average, after {EPOCHS} epochs "
-    "with both students still improving (whether the gap closes with longer training is "
-    "undetermined, see the delay claim)",
+    caveat=f"without the bottleneck the MAE is lower in {n_lower} of {n_seeds} seeds, by "
+    f"{-np.mean(no_ib - full):.1f} on average, after {EPOCHS} epochs with both students still "
+    "improving (whether the gap closes with longer training is undetermined, see the delay "
+    f"claim); {SEEDS_NOTE}",
     numbers={"full model": full.mean(), "without IB": no_ib.mean(), "MLP": mlp.mean()},
     fmt=".2f",
 )
@@ -451,26 +495,30 @@ claim(
     value=no_ib,
     check=less(teacher_mae, label="the teacher's MAE"),
     verdict="not reproduced",
-    caveat=f"not reproduced at this scale: the distilled MLP ({no_ib.mean():.1f}) is below "
-    f"RSTIB-MLP ({full.mean():.1f}) and the plain MLP ({mlp.mean():.1f}) but above the teacher "
-    f"({teacher_mae:.1f}, one run, seed 0) in {int(np.sum(no_ib >= teacher_mae))} of {n_seeds} "
-    f"seeds after {EPOCHS} epochs of the official schedule",
+    caveat=f"the distilled MLP ({no_ib.mean():.1f}) is below RSTIB-MLP ({full.mean():.1f}) and "
+    f"the plain MLP ({mlp.mean():.1f}) but above the teacher ({teacher_mae:.1f}, one run, "
+    f"seed 0) in {int(np.sum(no_ib >= teacher_mae))} of {n_seeds} seeds after {EPOCHS} epochs "
+    f"of the official schedule; {SEEDS_NOTE}",
     fmt=".2f",
 )
 claim(
     "rstib/3_ablations/ib_delays_learning",
-    f"Diagnosis: RSTIB-MLP trails the model without IB by a delay: its best validation error by "
-    f"epoch {EPOCHS} had been reached by the model without IB more than one epoch earlier",
+    f"Diagnosis: RSTIB-MLP's gap to the model without IB, expressed in epochs: its best "
+    f"validation error by epoch {EPOCHS} had been reached by the model without IB more than one "
+    "epoch earlier",
     paper="(a diagnosis of this book; the paper trains up to 300 epochs)",
     value=lags[:, -1],
     check=greater(1.0),
     verdict="illustrated",
     caveat=f"a delay of {lags[:, -1].mean():.1f} epochs at epoch {EPOCHS}, up from "
     f"{lags[:, mid].mean():.1f} at epoch {mid + 1}, with both curves still falling: whether the "
-    "bottleneck only slows learning or costs accuracy for good is undetermined at this budget",
+    "bottleneck only slows learning or costs accuracy for good is undetermined at this budget; "
+    "no control, and not specific to the bottleneck: the plain MLP trails the model without IB "
+    f"by {np.nanmean(lags_mlp[:, -1]):.1f} epochs at epoch {EPOCHS}; {SEEDS_NOTE}",
     numbers={
         f"delay at epoch {mid + 1}": lags[:, mid].mean(),
         f"delay at epoch {EPOCHS}": lags[:, -1].mean(),
+        f"plain MLP's delay at epoch {EPOCHS}": np.nanmean(lags_mlp[:, -1]),
     },
     fmt=".2f",
 )
@@ -482,46 +530,68 @@ claim(
     value=beta0 - no_ib,
     check=greater(1.0),
     verdict="illustrated",
-    caveat=f"the margin varies a lot over the seeds ({np.min(beta0 - no_ib):.1f} to "
-    f"{np.max(beta0 - no_ib):.1f}); beta = 1e-2 and the annealing schedule are one seed; the mean "
-    f"of mu_y stays within {mu_y_abs_max:.2f} vehicles of 0, so a biased target-noise mean is "
-    "not the mechanism either; the stochastic parts are not separated further",
+    caveat=f"the margin varies a lot over the seeds ({np.min(beta0 - no_ib):.2f} to "
+    f"{np.max(beta0 - no_ib):.2f}): the smallest is close to the threshold of 1, so this is "
+    "fragile; the annealing schedule is one seed; the signed mean of mu_y stays within "
+    f"{mu_y_abs_max:.2f} vehicles of 0 and the mean |mu_y| is {mu_y_abs_b3:.2f} (beta 1e-3) and "
+    f"{mu_y_abs_b0:.2f} (beta 0) vehicles at the last epoch (training batches): a learned "
+    "target-noise bias moves the MAE by at most that much, so it is not the main mechanism, "
+    "though it is not measured on the test windows; the stochastic parts are not separated "
+    f"further; {SEEDS_NOTE}",
     numbers={
         "beta 0": beta0.mean(),
         "beta 1e-3": full.mean(),
-        "beta 1e-2 (seed 0)": sweep[1e-2],
         "annealed (seed 0)": annealed,
         "without IB": no_ib.mean(),
         "max |mean mu_y|": mu_y_abs_max,
-    },
+        "mean |mu_y|, beta 1e-3": mu_y_abs_b3,
+        "mean |mu_y|, beta 0": mu_y_abs_b0,
+    }
+    | ({"beta 1e-2 (seed 0)": sweep[1e-2]} if 1e-2 in sweep else {}),
     fmt=".2f",
 )
-for name, key in [
-    ("without dynamic embeddings", "dynamic_embedding_helps"),
-    ("without KD", "kd_helps"),
-]:
-    claim(
-        f"rstib/3_ablations/{key}",
-        f"Removing a part of RSTIB-MLP ({name}) raises the MAE at the largest noise ratio",
-        paper="removing KD, the IB or the dynamic embedding costs accuracy (ablations)",
-        value=np.array(mae[name]) - full[0],
-        check=greater(0.0),
-        verdict="illustrated",
-        caveat=f"one seed, inconclusive: RSTIB-MLP's own MAE spans {full.std():.2f} (sd) over "
-        f"{n_seeds} seeds"
-        + (
-            "; dropping the embedding also narrows the representation (5d to 4d)"
-            if "dyn" in key
-            else ""
-        ),
-        fmt=".2f",
-    )
+claim(
+    "rstib/3_ablations/kd_helps",
+    "Removing a part of RSTIB-MLP (without KD: no teacher, so no difficulty weights and no "
+    "distillation term) raises the MAE at the largest noise ratio, in every seed (paired)",
+    paper="removing KD, the IB or the dynamic embedding costs accuracy (ablations)",
+    value=kd_delta,
+    check=greater(0.0),
+    verdict="illustrated",
+    caveat=f"no control; the gain is small ({kd_delta.min():.2f} to {kd_delta.max():.2f} per "
+    f"seed) against RSTIB-MLP's own seed spread ({sd_full:.2f}, sd), though the paired "
+    f"differences all have the same sign; {SEEDS_NOTE}",
+    fmt=".2f",
+)
+claim(
+    "rstib/3_ablations/dynamic_embedding_helps",
+    "Removing a part of RSTIB-MLP (without dynamic embeddings) raises the MAE at the largest "
+    "noise ratio",
+    paper="removing KD, the IB or the dynamic embedding costs accuracy (ablations)",
+    value=np.array(mae["without dynamic embeddings"]) - full[0],
+    check=greater(0.0),
+    verdict="illustrated",
+    caveat=f"one seed, inconclusive: RSTIB-MLP's own MAE spans {sd_full:.2f} (sd) over "
+    f"{n_seeds} seeds; dropping the embedding also narrows the representation (5d to 4d)",
+    fmt=".2f",
+)
 glue("full_mae", full.mean())
 glue("mlp_mae", mlp.mean())
 glue("no_ib_mae", no_ib.mean())
 glue("beta0_mae", beta0.mean())
 glue("teacher_mae", teacher_mae)
-glue("delta_kd", delta["without KD"])
+glue("delta_kd", float(kd_delta.mean()))
+glue("n_kd_pos", int(np.sum(kd_delta > 0)))
+glue("n_epochs", EPOCHS)
+glue("mlp_delay_last", float(np.nanmean(lags_mlp[:, -1])))
+glue("teacher_gain_after3", teacher_gain_after3)
+glue("mu_y_abs_b3", mu_y_abs_b3)
+glue("mu_y_abs_b0", mu_y_abs_b0)
+glue("sigma_y_last", hist["RSTIB-MLP"][0]["trace"]["sigma_y"][-1])
+glue("sigma_y_b0_last", beta0_hist[0]["trace"]["sigma_y"][-1])
+glue("sigma_x_last", tr["sigma_x"][-1])
+glue("sigma_y_mean_last", tr["sigma_y"][-1])
+glue("kl_x_last", tr["kl_x"][-1])
 glue("delta_dyn", delta["without dynamic embeddings"])
 glue("delay_last", lags[:, -1].mean())
 glue("delay_mid", lags[:, mid].mean())
@@ -530,6 +600,6 @@ glue("teacher_best_epoch", teacher_best_epoch)
 glue("kl_share_pct", 100 * kl_share)
 glue("beta_range", beta_range)
 glue("mu_y_abs_max", mu_y_abs_max)
-glue("sd_full", full.std())
+glue("sd_full", sd_full)
 glue("runtime_s", runtime_s)
 glue("cpu_s", cpu_s)
