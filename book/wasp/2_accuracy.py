@@ -1,0 +1,290 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Downstream accuracy against ε
+#
+# The paper's headline: a classifier trained on WASP's synthetic data is more accurate than one
+# trained on Aug-PE's (one generator, or several with equal budgets) or on ZeroGen's. Here every
+# method gets the same private digits (M = 200), the same generators and the same budget
+# (20 zero-shot samples per class and generator, 300 new samples per round, 3 rounds), and a
+# logistic regression trained on its synthetic set is scored on 600 test digits. Ten paired
+# seeds (private subset, generation and noise) give 95 % confidence intervals of the paired
+# differences. Two non-synthetic references: the logistic regression on the 200 private digits
+# themselves (not private), and DP-SGD on them at the same (ε, δ) (opacus).
+#
+# At `small` scale the notebook takes about two minutes on one CPU thread.
+
+# %% tags=["remove-cell"]
+# Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    REPO = os.environ.get(
+        "ICML25_REPO", "https://github.com/icml25-in-miniature/icml25-in-miniature"
+    )
+    subprocess.run(
+        f"git clone --depth 1 {REPO} /content/icml25"
+        " && pip install -q --no-deps -e /content/icml25",
+        shell=True,
+        check=True,
+    )
+
+# %%
+import math
+import time
+import warnings
+
+import matplotlib.pyplot as plt
+import numpy as np
+from scipy import stats
+from tqdm import tqdm
+
+from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater, less
+from icml25.wasp import (
+    downstream_accuracy,
+    dp_sgd_accuracy,
+    make_generators,
+    public_embedding,
+    run_aug_pe,
+    run_wasp,
+    run_zerogen,
+    style_digits,
+)
+
+warnings.filterwarnings("ignore", module="opacus")
+warnings.filterwarnings("ignore", message="Full backward hook")
+t_start = time.perf_counter()
+SCALE = setup(seed=0)
+CONFIG = {
+    "small": {"M": 200, "eps": [4.0, 16.0, 64.0, math.inf], "seeds": 10, "rounds": 3},
+    "large": {"M": 200, "eps": [1.0, 4.0, 16.0, 64.0, math.inf], "seeds": 30, "rounds": 5},
+}[SCALE]
+DELTA = 1e-5
+EPS = CONFIG["eps"]
+split = style_digits(seed=0)
+gens = make_generators(split)
+embed = public_embedding(split.X_pub, dim=16)
+Xt, yt = split.X_test, split.y_test
+
+
+def acc(res):
+    return downstream_accuracy(res.X, res.y, Xt, yt)
+
+
+# %% [markdown]
+# ## Every method at every ε, ten paired seeds
+
+# %%
+S, E_ = CONFIG["seeds"], len(EPS)
+R = {
+    name: np.zeros((S, E_))
+    for name in ["WASP", "Aug-PE-all", "Aug-PE-all (2nd run)", "DP-SGD"]
+    + [f"Aug-PE-G{k}" for k in range(4)]
+}
+zerogen = np.zeros((S, 4))
+real = np.zeros(S)
+g2_weight = np.zeros((S, E_))
+kw = {"rounds": CONFIG["rounds"], "embed": embed}
+for s in tqdm(range(S), desc="seeds"):
+    idx = np.random.default_rng(s).choice(len(split.X_priv), CONFIG["M"], replace=False)
+    Xp, yp = split.X_priv[idx], split.y_priv[idx]
+    real[s] = downstream_accuracy(Xp, yp, Xt, yt)
+    for k, g in enumerate(gens):
+        zerogen[s, k] = acc(run_zerogen([g], 100, 10, seed=s))
+    for j, eps in enumerate(EPS):
+        w = run_wasp(gens, Xp, yp, eps, DELTA, seed=s, **kw)
+        R["WASP"][s, j] = acc(w)
+        g2_weight[s, j] = w.weights[1:, 2].mean()
+        R["Aug-PE-all"][s, j] = acc(run_aug_pe(gens, Xp, yp, eps, DELTA, seed=s, **kw))
+        R["Aug-PE-all (2nd run)"][s, j] = acc(
+            run_aug_pe(gens, Xp, yp, eps, DELTA, seed=1000 + s, **kw)
+        )
+        for k, g in enumerate(gens):
+            R[f"Aug-PE-G{k}"][s, j] = acc(run_aug_pe([g], Xp, yp, eps, DELTA, seed=s, **kw))
+        R["DP-SGD"][s, j] = dp_sgd_accuracy(Xp, yp, Xt, yt, eps, DELTA, seed=s)
+single = np.stack([R[f"Aug-PE-G{k}"] for k in range(4)])  # (4, S, E)
+best_single = single.max(0)  # the best generator per seed and eps: generous to the baseline
+
+
+def paired_ci(d):
+    """Mean and 95 % t-interval half-width of paired differences d (S,)."""
+    return d.mean(), stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
+
+
+diff = R["WASP"] - R["Aug-PE-all"]
+null = R["Aug-PE-all (2nd run)"] - R["Aug-PE-all"]
+ci = np.array([paired_ci(diff[:, j]) for j in range(E_)])
+ci_null = np.array([paired_ci(null[:, j]) for j in range(E_)])
+for j, eps in enumerate(EPS):
+    print(
+        f"eps={eps:>5}: WASP {R['WASP'][:, j].mean():.3f}  Aug-PE-all "
+        f"{R['Aug-PE-all'][:, j].mean():.3f}  best single {best_single[:, j].mean():.3f}  "
+        f"DP-SGD {R['DP-SGD'][:, j].mean():.3f}  WASP - Aug-PE-all {ci[j, 0]:+.3f} "
+        f"+- {ci[j, 1]:.3f}  G2 weight {g2_weight[:, j].mean():.3f}"
+    )
+print("ZeroGen G0..G3:", zerogen.mean(0).round(3), " real-only:", real.mean().round(3))
+
+# %%
+xs = np.arange(E_)
+labels = [r"$\infty$" if math.isinf(e) else f"{e:g}" for e in EPS]
+fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
+ax = axes[0]
+show = [
+    ("WASP", "WASP"),
+    ("Aug-PE-all", "Aug-PE (all, equal)"),
+    ("best single", "Aug-PE (best single)"),
+    ("DP-SGD", "DP-SGD on the private data"),
+]
+for key, label in show:
+    vals = best_single if key == "best single" else R[key]
+    m = vals.mean(0)
+    h = stats.t.ppf(0.975, S - 1) * vals.std(0, ddof=1) / np.sqrt(S)
+    ax.errorbar(xs, m, yerr=h, marker="o", ms=4, capsize=3, label=label)
+ax.axhline(real.mean(), color="k", ls="--", lw=1, label="real-only (not private)")
+ax.axhline(zerogen[:, 3].mean(), color="grey", ls=":", lw=1, label="ZeroGen-G3 (no private data)")
+ax.set_xticks(xs, labels)
+ax.set_xlabel(r"$\varepsilon$ ($\delta = 10^{-5}$)")
+ax.set_ylabel("test accuracy")
+ax.set_ylim(0, 1)
+ax.set_title("Accuracy against ε (mean, 95 % CI)")
+ax.legend(fontsize=7, loc="lower right")
+ax = axes[1]
+ax.errorbar(xs - 0.08, ci[:, 0], yerr=ci[:, 1], marker="o", capsize=3, label="WASP - Aug-PE-all")
+ax.errorbar(
+    xs + 0.08,
+    ci_null[:, 0],
+    yerr=ci_null[:, 1],
+    marker="s",
+    capsize=3,
+    color="grey",
+    label="null: Aug-PE-all, 2nd run",
+)
+ax.axhline(0, color="k", lw=0.8)
+ax.set_xticks(xs, labels)
+ax.set_xlabel(r"$\varepsilon$")
+ax.set_ylabel("paired accuracy difference")
+ax.set_title("WASP's gain over equal-weight Aug-PE")
+ax.legend(fontsize=8)
+plotting.panel_labels(axes)
+plt.show()
+
+# %% [markdown]
+# (a) Every synthetic method against ε, with the two references: the private digits used
+# directly (dashed, not private) and ZeroGen on G3 alone (dotted, no private data at all). (b)
+# The paired difference WASP − Aug-PE-all with its 95 % interval, next to a null difference (a
+# second Aug-PE-all run with other seeds), which shows how large a difference chance makes.
+# The numbers are printed above the figure; the claim check below says which comparisons hold.
+#
+# ## Claim check
+
+# %%
+runtime_s = time.perf_counter() - t_start
+assert np.all((R["WASP"] > 0.1) & (R["WASP"] <= 1.0)), "accuracies out of range"
+gap_single = (R["WASP"] - best_single).min(1)  # per seed, the smallest gain over the eps grid
+hi = [j for j, e in enumerate(EPS) if e >= 64]
+ci_lo = ci[hi, 0] - ci[hi, 1]
+ci_lo_null = ci_null[hi, 0] - ci_null[hi, 1]
+if np.all(gap_single > 0.05):
+    claim(
+        "wasp/2_accuracy/fusion_beats_single",
+        "Fusing four biased generators beats the best single-generator Aug-PE (the best of "
+        "four, chosen per seed and eps) by more than 0.05 accuracy at every eps in every seed; "
+        "a second run of equal-weight Aug-PE against the first does not",
+        paper="multi-PLM fusion beats single-PLM Aug-PE (main table)",
+        value=gap_single,
+        check=greater(0.05),
+        control=("Aug-PE-all 2nd run - 1st run", null.min(1)),
+        verdict="reproduced",
+        caveat=f"the issue's margin of 0.2 does not hold (smallest gain {gap_single.min():.3f}): "
+        f"the best single generator here reaches {best_single.mean():.2f}",
+        fmt=".3f",
+    )
+else:
+    claim(
+        "wasp/2_accuracy/fusion_beats_single",
+        "Fusing four biased generators beats the best single-generator Aug-PE by more than "
+        "0.05 accuracy at every eps in every seed",
+        paper="multi-PLM fusion beats single-PLM Aug-PE (main table)",
+        value=gap_single,
+        check=greater(0.05),
+        verdict="not reproduced",
+        caveat=f"the smallest gain over eps is {gap_single.mean():.3f} on average and above 0.05 "
+        f"in {int((gap_single > 0.05).sum())} of {S} seeds (minimum {gap_single.min():.3f}); the "
+        "baseline is the best of four generators per seed and eps, and the issue's 0.2 margin "
+        f"is far off: the best single generator reaches {best_single.mean():.2f} here",
+        fmt=".3f",
+    )
+if np.all(ci_lo > 0) and np.all(ci_lo_null <= 0):
+    claim(
+        "wasp/2_accuracy/wasp_beats_equal_pe",
+        "At eps >= 64 WASP's accuracy exceeds equal-weight Aug-PE over all four generators: the "
+        "lower end of the paired 95 % CI (10 seeds) is above 0 at eps = 64 and inf; a second "
+        "Aug-PE run's null difference is not",
+        paper="WASP beats Aug-PE with several PLMs (main table)",
+        value=ci_lo,
+        check=greater(0.0),
+        control=("null: Aug-PE-all 2nd run", ci_lo_null),
+        verdict="reproduced",
+        over="values of eps",
+        seeds=S,
+        numbers={f"gain at eps={EPS[j]:g}": ci[j, 0] for j in range(E_)},
+        fmt=".3f",
+    )
+else:
+    claim(
+        "wasp/2_accuracy/wasp_beats_equal_pe",
+        "At eps >= 64 WASP's accuracy exceeds equal-weight Aug-PE over all four generators: the "
+        "lower end of the paired 95 % CI (10 seeds) is above 0 at eps = 64 and inf",
+        paper="WASP beats Aug-PE with several PLMs (main table)",
+        value=ci_lo,
+        check=greater(0.0),
+        verdict="not reproduced",
+        over="values of eps",
+        seeds=S,
+        numbers={f"gain at eps={EPS[j]:g}": ci[j, 0] for j in range(E_)},
+        caveat=f"WASP - Aug-PE-all is {ci[hi[0], 0]:+.3f} +- {ci[hi[0], 1]:.3f} at eps = 64 and "
+        f"{ci[hi[-1], 0]:+.3f} +- {ci[hi[-1], 1]:.3f} at eps = inf: about one point or less, "
+        "inside the seed spread at 10 seeds (the issue's pilot measured about two points)",
+        fmt=".3f",
+    )
+claim(
+    "wasp/2_accuracy/g2_weight_small",
+    "The learned weight of the bad generator G2 (wrong style, blurry), averaged over rounds and "
+    "seeds, is at most 0.05 at eps >= 64",
+    paper="dynamic weighting suppresses low-quality PLMs",
+    value=g2_weight[:, hi].mean(0),
+    check=less(0.05),
+    verdict="illustrated",
+    over="values of eps",
+    seeds=S,
+    caveat="no failing control: G2's weight is small at eps = 4 too "
+    f"({g2_weight[:, 0].mean():.3f}), its samples are far from every private digit",
+    fmt=".3f",
+)
+for j, e in enumerate(EPS):
+    tag = "inf" if math.isinf(e) else f"{e:g}"
+    glue(f"gain_{tag}", float(ci[j, 0]), display=False)
+    glue(f"gain_ci_{tag}", float(ci[j, 1]), display=False)
+    glue(f"wasp_{tag}", float(R["WASP"][:, j].mean()), display=False)
+    glue(f"pe_all_{tag}", float(R["Aug-PE-all"][:, j].mean()), display=False)
+    glue(f"dpsgd_{tag}", float(R["DP-SGD"][:, j].mean()), display=False)
+glue("best_single", float(best_single.mean()), display=False)
+glue("zerogen_g3", float(zerogen[:, 3].mean()), display=False)
+glue("real_only", float(real.mean()), display=False)
+glue("runtime_s", runtime_s, display=False)
