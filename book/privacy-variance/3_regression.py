@@ -103,14 +103,28 @@ configs = [
     for T in CONFIG["steps"]
     for lr in CONFIG["lrs"]
 ]
-df = run_grid(configs, corpus, EPS, DELTA, seeds=CONFIG["seeds"])
-cols = ["sigma", "test_loss", "exposure_r16", "exposure_control"]
-df.groupby(["b", "T", "lr"])[cols].agg(["mean", "std"]).round(2)
+runs = run_grid(configs, corpus, EPS, DELTA, seeds=CONFIG["seeds"])
+cols = ["sigma", "test_loss", "exposure_r16", "exposure_control", "diverged"]
+KEYS = ["b", "T", "lr"]
+# a configuration any of whose seeds did not train (held-out loss >= the unigram loss) is left
+# out of the regressions and the selection: its exposure measures a broken model
+bad_cfg = runs.groupby(KEYS)["diverged"].transform("any")
+df = runs[~bad_cfg].reset_index(drop=True)
+dropped = runs[bad_cfg].groupby(KEYS, as_index=False)["test_loss"].agg(["mean", "max"])
+print("configurations left out (a seed diverged):")
+print(dropped.round(2).to_string(index=False))
+runs.groupby(KEYS)[cols].agg(["mean", "std"]).round(2)
 
 # %% [markdown]
 # Each row is one configuration (mean and standard deviation over the three seeds). The
 # learning rates are not tuned here: the grid spans them on purpose, because the regression
-# needs $\eta$ to vary (notebook 2 is the tuned, matched-utility comparison).
+# needs $\eta$ to vary (notebook 2 is the tuned, matched-utility comparison). Some runs did not
+# train: `run_grid` flags a run as **diverged** when its held-out loss is at least the unigram
+# loss (a model that ignores the context). {glue:text}`n_dropped` configurations, all at
+# $b$ = {glue:text}`dropped_b:s`, have a diverged seed (mean held-out losses
+# {glue:text}`dropped_losses:s` nats against {glue:text}`best_loss:.2f` for the best); they are
+# left out of everything below, which uses the {glue:text}`n_trained` configurations that
+# trained ({glue:text}`n_runs` runs). Figure (b) shows every run.
 #
 # ## Three regressions, two kinds of interval
 
@@ -172,21 +186,23 @@ plt.show()
 # %% [markdown]
 # **What to see.** A coefficient to the right of zero means that raising that quantity (at the
 # same $\varepsilon$) raises the exposure of the 16-fold canaries. Blue: the bootstrap interval
-# over configurations; orange: the OLS interval, which treats the 36 runs as independent and is
-# narrower where configurations, not seeds, carry the variation. In the individual model both
-# the batch size, {glue:text}`beta_b:.2f` bits per unit of $\log b$ (bootstrap interval
-# {glue:text}`beta_b_lo:.2f` to {glue:text}`beta_b_hi:.2f`), and the steps,
-# {glue:text}`beta_T:.2f` ({glue:text}`beta_T_lo:.2f` to {glue:text}`beta_T_hi:.2f`), raise
-# exposure; the learning rate's {glue:text}`beta_lr:.2f` ({glue:text}`beta_lr_lo:.2f` to
-# {glue:text}`beta_lr_hi:.2f`) is not resolved over configurations. The interaction
-# $\log b \cdot \log \eta$ is {glue:text}`beta_blr:.2f` (bootstrap {glue:text}`beta_blr_lo:.2f`
-# to {glue:text}`beta_blr_hi:.2f`, OLS {glue:text}`beta_blr_ols_lo:.2f` to
-# {glue:text}`beta_blr_ols_hi:.2f`): in this grid a larger learning rate raises exposure more at
-# large batches, but the interval over configurations does not exclude zero. In the composite
-# model the compute
-# $bT$ has coefficient {glue:text}`beta_bT:.2f` ({glue:text}`beta_bT_lo:.2f` to
-# {glue:text}`beta_bT_hi:.2f`) and the noise-to-signal ratio {glue:text}`beta_nsr:.2f`
-# ({glue:text}`beta_nsr_lo:.2f` to {glue:text}`beta_nsr_hi:.2f`, not resolved). At a fixed
+# over configurations; orange: the OLS interval, which treats the {glue:text}`n_runs` runs as
+# independent and is narrower where configurations, not seeds, carry the variation. In the
+# individual model the batch size has {glue:text}`beta_b:.2f` bits per unit of $\log b$
+# (bootstrap interval {glue:text}`beta_b_lo:.2f` to {glue:text}`beta_b_hi:.2f`), the steps
+# {glue:text}`beta_T:.2f` ({glue:text}`beta_T_lo:.2f` to {glue:text}`beta_T_hi:.2f`) and the
+# learning rate {glue:text}`beta_lr:.2f` ({glue:text}`beta_lr_lo:.2f` to
+# {glue:text}`beta_lr_hi:.2f`). The interaction $\log b \cdot \log \eta$ is
+# {glue:text}`beta_blr:.2f` (bootstrap {glue:text}`beta_blr_lo:.2f` to
+# {glue:text}`beta_blr_hi:.2f`, OLS {glue:text}`beta_blr_ols_lo:.2f` to
+# {glue:text}`beta_blr_ols_hi:.2f`); an interval that contains 0 does not resolve the term.
+# (Before the diverged runs were left out, the batch-size coefficient looked larger and was
+# resolved: the runs that did not train at $b$ = 32 had low exposure for a reason that is not
+# privacy.)
+# In the composite model the compute $bT$ has coefficient {glue:text}`beta_bT:.2f`
+# ({glue:text}`beta_bT_lo:.2f` to {glue:text}`beta_bT_hi:.2f`) and the noise-to-signal ratio
+# {glue:text}`beta_nsr:.2f` ({glue:text}`beta_nsr_lo:.2f` to {glue:text}`beta_nsr_hi:.2f`). At a
+# fixed
 # $\varepsilon$ the
 # calibrated $\sigma$ is a function of $(b, T)$, so $\log(bT)$ and $\log(\sigma C/b)$ are a
 # re-coordinatisation of $\log b, \log T$ (not an exact one: $\sigma$ is not a power law in
@@ -220,22 +236,20 @@ per_seed.round(3)
 # evaluates it honestly: for each seed $s$ in turn, each candidate's exposure is predicted by the
 # interaction regression fitted on the **other two seeds** and the **other configurations**
 # (leave one configuration out), and the pick is scored by its measured exposure at seed $s$.
-# The references on the same band and seed are a random pick (the band's mean exposure), the
-# utility-only pick (lowest loss), the oracle (the band's least exposed), the in-sample pick (the
+# The references on the same band and seed are a random pick (the band's mean exposure; its
+# median is reported too), a **trivial rule** that needs no regression (the band member with
+# the smallest $b \cdot T \cdot \eta$), the utility-only pick (lowest loss), the oracle (the
+# band's least exposed), the in-sample pick (the
 # regression fitted on everything, seed $s$ and the candidate included) and, as the negative
 # control, the same held-out rule with the regression fitted on a permuted response
 # (`N_PERM` = 200 permutations), which knows nothing about the configurations.
 
 # %%
+PICKS = ["utility", "random", "median", "trivial", "permuted", "insample", "heldout", "best"]
 sel = {m: heldout_selection(df, model=m, tol=TOL, n_perm=N_PERM, seed=0) for m in MODELS}
 main = sel["interaction"]
 print(main.round(2).to_string(index=False))
-summary = pd.DataFrame(
-    {
-        m: (r[["utility", "random", "permuted", "insample", "heldout", "best"]].mean())
-        for m, r in sel.items()
-    }
-).T
+summary = pd.DataFrame({m: r[PICKS].mean() for m, r in sel.items()}).T
 summary["pair_acc"] = [sel[m]["pair_acc"].mean() for m in summary.index]
 print("\nmean over held-out seeds (exposure in bits):")
 print(summary.round(2))
@@ -244,6 +258,7 @@ print(summary.round(2))
 refs = [
     ("utility", "utility-only pick", plotting.PALETTE[3]),
     ("random", "random pick (band mean)", plotting.PALETTE[7]),
+    ("trivial", "trivial rule (smallest b·T·η)", plotting.PALETTE[5]),
     ("permuted", "held-out rule, permuted fit (control)", plotting.PALETTE[4]),
     ("insample", "in-sample pick", plotting.PALETTE[1]),
     ("heldout", "held-out pick", plotting.PALETTE[0]),
@@ -252,7 +267,7 @@ refs = [
 fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
 ax = axes[0]
 for j, (col, name, color) in enumerate(refs):
-    x = np.arange(len(main)) + (j - 2.5) * 0.13
+    x = np.arange(len(main)) + (j - 3) * 0.12
     ax.scatter(x, main[col], color=color, s=30, label=name, zorder=3)
 ax.axhline(MAX_EXPOSURE, color="0.3", ls="--", lw=1, label="ceiling (13.3 bits)")
 ax.axhline(np.log2(np.e), color="0.4", ls=":", lw=1, label="chance")
@@ -266,6 +281,16 @@ ax.legend(fontsize=6.5, loc="upper right", ncol=2)
 ax = axes[1]
 cfg = df.groupby(["b", "T", "lr"], as_index=False)[["test_loss", "exposure_r16"]].mean()
 ax.scatter(cfg["exposure_r16"], cfg["test_loss"], color="0.6", s=18, label="configurations")
+div = runs[bad_cfg]
+ax.scatter(
+    div["exposure_r16"],
+    div["test_loss"],
+    marker="x",
+    color=plotting.PALETTE[3],
+    s=22,
+    label="runs of configurations with a diverged seed (left out)",
+)
+ax.axhline(float(np.log(corpus.vocab)), color="0.4", ls=":", lw=1, label="uniform loss (log vocab)")
 band = cfg[cfg["test_loss"] <= cfg["test_loss"].min() + TOL]
 ax.scatter(
     band["exposure_r16"],
@@ -276,12 +301,14 @@ ax.scatter(
 )
 ax.axvline(MAX_EXPOSURE, color="0.3", ls="--", lw=1)
 ax.set(
-    xlabel="exposure of the 16-fold canaries (bits, mean of seeds)",
+    xlabel="exposure of the 16-fold canaries (bits; dots: seed mean, crosses: runs)",
     ylabel="held-out loss (nats)",
     xlim=(0, MAX_EXPOSURE + 0.5),
-    ylim=(cfg["test_loss"].min() - 0.05, min(cfg["test_loss"].max(), cfg["test_loss"].min() + 1)),
-    title="(b) utility against exposure",
+    yscale="log",
+    title="(b) utility against exposure, every run",
 )
+ax.set_yticks([2, 2.5, 3, 4, 5, 6], ["2", "2.5", "3", "4", "5", "6"])
+ax.minorticks_off()
 ax.legend(fontsize=7, loc="upper right")
 plt.show()
 
@@ -291,20 +318,28 @@ plt.show()
 # held-out pick (blue) is what the rule buys on configurations and seeds it did not see; the
 # permuted fit (purple) is the same rule without information and should sit with the random
 # pick; the in-sample pick (orange) is what the notebook reported before, fitted and scored on
-# the same runs. (b) The configurations (mean over seeds): the band a practitioner would choose
-# from, and how far apart in exposure its members are.
+# the same runs; the trivial rule (brown) needs no regression at all. (b) The configurations
+# that trained (mean over seeds): the band a practitioner would choose from, and how far apart
+# in exposure its members are; the crosses are the individual runs of the configurations left
+# out, whose held-out loss sits at or above the unigram loss (log scale: the worst run reaches
+# {glue:text}`worst_loss:.2f` nats).
 
 # %% [markdown]
 # ## Claim check
 #
-# Two claims, each with a negative control that must fail the same check, over the three seeds.
+# Three claims over the three seeds, on the configurations that trained.
 #
 # 1. **Batch size.** Fitted on each seed alone, the individual regression's $\log b$
-#    coefficient exceeds 0.5 bits per unit of $\log b$ (0.35 bits per doubling) in every seed;
-#    the same fit on the never-inserted secrets must not.
+#    coefficient exceeds 0.5 bits per unit of $\log b$ (0.35 bits per doubling) in every seed.
+#    It does not (verdict *not reproduced*); the same fit on the never-inserted secrets is
+#    reported alongside.
 # 2. **Selection on held-out configurations.** The held-out pick of the interaction regression
 #    exposes at least 0.5 bits less than a random pick from the same band, for every held-out
-#    seed; the same rule with a permuted fit must not.
+#    seed; the same rule with a permuted fit must not. The random pick's mean is inflated by
+#    the band's one most exposed corner (large $b$, $T$ and $\eta$), which any monotone rule
+#    avoids, so the verdict is *illustrated*: the trivial rule is the fair comparison
+#    ({glue:text}`pick_trivial:.2f` bits, against {glue:text}`pick_heldout:.2f` for the held-out
+#    pick and a band median of {glue:text}`pick_median:.2f`).
 # 3. **Against utility-only selection**, the paper's point: the held-out pick must expose at
 #    least 0.5 bits less than the lowest-loss configuration of the same band.
 #
@@ -317,20 +352,29 @@ plt.show()
 saving = (main["random"] - main["heldout"]).to_numpy()
 saving_perm = (main["random"] - main["permuted"]).to_numpy()
 saving_in = (main["random"] - main["insample"]).to_numpy()
+assert not df["diverged"].any() and len(df) + len(runs[bad_cfg]) == len(runs)
 assert (main["n_band"] >= 2).all(), main  # the rule needs a choice in every held-out seed
 assert all(np.isfinite(f.params).all() for f in fits.values())
 runtime_s = time.perf_counter() - t_start
 b_ind, b_int, b_comp = boots["individual"], boots["interaction"], boots["composite"]
 claim(
     "privacy-variance/3_regression/batch_raises_exposure",
-    "At fixed epsilon, exposure rises with the batch size: fitted on each seed alone, the "
-    "log-batch coefficient of the individual regression exceeds 0.5 bits per unit of log b",
+    "At fixed epsilon, exposure rises with the batch size: fitted on each seed alone (on the "
+    "configurations that trained), the log-batch coefficient of the individual regression "
+    "exceeds 0.5 bits per unit of log b",
     paper="hyperparameters predict empirical privacy (regression); larger batches memorise more",
     value=per_seed["beta_b"].to_numpy(),
     check=greater(0.5),
-    control=("never-inserted secrets' exposure", per_seed["beta_b_control"].to_numpy()),
-    verdict="reproduced",
+    verdict="not reproduced",
+    caveat=f"measured {per_seed['beta_b'].mean():.2f} bits per unit of log b once the "
+    f"{len(dropped)} configurations with a diverged seed (b = "
+    f"{', '.join(str(b) for b in sorted(set(dropped['b'])))}) are left out; with them "
+    "the coefficient looked larger, driven by runs that did not train; the steps "
+    f"({b_ind.loc['np.log(T)', 'coef']:.2f}) and the learning rate "
+    f"({b_ind.loc['np.log(lr)', 'coef']:.2f}) carry more of the variation in this small grid, "
+    "and seeds vary training only (one corpus)",
     numbers={
+        "never-inserted secrets' log b coefficient": per_seed["beta_b_control"].mean(),
         "pooled log b coefficient (bits)": b_ind.loc["np.log(b)", "coef"],
         "bootstrap 95 % low": b_ind.loc["np.log(b)", "lo"],
         "high": b_ind.loc["np.log(b)", "hi"],
@@ -348,14 +392,19 @@ claim(
     value=saving,
     check=greater(0.5),
     control=("the same rule fitted on a permuted response", saving_perm),
-    verdict="partly",
-    caveat=f"the held-out pick ({main['heldout'].mean():.2f} bits) is no better than the "
-    f"utility-only pick ({main['utility'].mean():.2f}); it avoids the band's most exposed "
-    f"member but orders the band's pairs correctly only {main['pair_acc'].mean():.2f} of the "
-    f"time (chance 0.5); the oracle reaches {main['best'].mean():.2f}",
+    verdict="illustrated",
+    caveat=f"the random pick's mean is inflated by the band's most exposed corner, which any "
+    f"monotone rule avoids: the trivial rule (smallest b·T·lr) scores "
+    f"{main['trivial'].mean():.2f} bits and the band median is {main['median'].mean():.2f}, "
+    f"against {main['heldout'].mean():.2f} for the held-out pick and "
+    f"{main['utility'].mean():.2f} for the utility-only pick; the held-out predictions order "
+    f"the band's pairs correctly {main['pair_acc'].mean():.2f} of the time (chance 0.5); the "
+    f"oracle reaches {main['best'].mean():.2f}",
     numbers={
         "held-out pick (bits)": main["heldout"].mean(),
         "random pick": main["random"].mean(),
+        "band median": main["median"].mean(),
+        "trivial rule": main["trivial"].mean(),
         "utility-only pick": main["utility"].mean(),
         "in-sample pick": main["insample"].mean(),
         "oracle": main["best"].mean(),
@@ -373,7 +422,7 @@ claim(
     verdict="not reproduced",
     caveat=f"measured {(main['utility'] - main['heldout']).mean():.2f} bits: here the "
     "lowest-loss configuration is already among the less exposed of its band; with "
-    f"{len(configs)} configurations the band has "
+    f"{df.groupby(KEYS).ngroups} configurations that trained the band has "
     f"{'/'.join(str(n) for n in sorted(set(main['n_band'])))} members",
     fmt=".2f",
 )
@@ -403,5 +452,14 @@ glue("pick_utility", float(main["utility"].mean()))
 glue("pick_insample", float(main["insample"].mean()))
 glue("pick_best", float(main["best"].mean()))
 glue("pick_permuted", float(main["permuted"].mean()))
+glue("pick_trivial", float(main["trivial"].mean()))
+glue("pick_median", float(main["median"].mean()))
+glue("n_dropped", len(dropped))
+glue("dropped_b", ", ".join(str(b) for b in sorted(set(dropped["b"]))))
+glue("dropped_losses", ", ".join(f"{v:.2f}" for v in dropped["mean"]))
+glue("best_loss", float(cfg["test_loss"].min()))
+glue("worst_loss", float(runs["test_loss"].max()))
+glue("n_trained", int(df.groupby(KEYS).ngroups))
+glue("n_runs", len(df))
 glue("pair_acc", float(main["pair_acc"].mean()))
 glue("runtime_s", runtime_s)
