@@ -137,6 +137,8 @@ SPECS: dict[str, Spec] = {
             "refit": True,
             "tol": 1e-6,
             "noise_tol": 1e-3,
+            "refit_support": "found+linear",
+            "max_rounds": 100,
         },
         {
             "value_fn": st.one_of(BAD_FN, st.just(_nan)),
@@ -148,6 +150,8 @@ SPECS: dict[str, Spec] = {
             "seed": bad_seed(),
             "tol": bad_positive(),
             "noise_tol": bad_probability(low_open=True, high_open=True),
+            "refit_support": bad_choice(("found", "found+linear")),
+            "max_rounds": bad_int(1),
         },
         free=("refit",),
         finite=True,

@@ -259,3 +259,38 @@ def test_attention_classifier_shapes_and_mask_check():
     assert f(np.ones((4, 10), np.int8)).shape == (4,)
     with pytest.raises(ValueError, match="0 and 1"):
         f(np.full((2, 10), 2))
+
+
+def test_refit_support_adds_the_linear_terms():
+    """Dense small first-order weights + six strong inputs + one pair (n = 256): the peeled
+    support misses most weak inputs, and only the official refit (found + constant + all
+    first-order keys, as the authors' fit_regression) reconstructs f."""
+    n = 256
+    rng = np.random.default_rng(0)
+    w = rng.normal(0, 0.1, n)
+    strong = rng.choice(n, 7, replace=False)
+    w[strong[:6]] = rng.choice([-1, 1], 6) * rng.uniform(1, 2, 6)
+    i, j = strong[5], strong[6]
+
+    def f(m):
+        m = np.asarray(m, float)
+        return m @ w + 1.5 * m[:, i] * m[:, j]
+
+    kw = dict(b=6, C=3, delays="bch", t=3, noise_tol=0.5, tol=1e-3)
+    found = spex(f, n, refit_support="found", **kw)
+    lin = spex(f, n, **kw)  # the default is the official one
+    assert found.n_found == lin.n_found == len(found.fourier) < n
+    assert len(lin.fourier) >= n + 1 and all((k,) in lin.fourier for k in range(n))
+    r2_found, r2_lin = faithfulness_r2(f, found.fourier, n), faithfulness_r2(f, lin.fourier, n)
+    assert r2_lin > 0.999 and r2_found < r2_lin - 0.05
+
+
+def test_max_rounds_caps_peeling():
+    n = 32
+    f, F = make_sparse_function(n, 40, 3, basis="fourier", seed=2)
+    full = spex(f, n, b=4, C=3, refit=False)
+    assert 2 <= full.peeling_rounds <= 100
+    one = spex(f, n, b=4, C=3, refit=False, max_rounds=1)
+    assert one.peeling_rounds == 1 and one.n_found <= full.n_found
+    with pytest.raises(ValueError, match="max_rounds"):
+        spex(f, n, max_rounds=0)

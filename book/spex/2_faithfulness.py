@@ -28,8 +28,10 @@
 #
 # **What the explicand guarantees.** A width-3 convolution with sum pooling makes the logit a
 # sum of functions of three consecutive tokens: its interactions have order at most 3 and are
-# local *by construction*, so SPEX's sparse, low-degree assumption holds by design here. An
-# LLM gives no such guarantee; the last section looks at an attention classifier without it.
+# local *by construction*. Sparsity is not guaranteed: the spectrum can have up to about
+# $7n + 1$ nonzero coefficients (about 1,800 at $n$ = 256), against $2^b$ = 64 bins per group.
+# An LLM does not guarantee low degree either; the last section looks at an attention
+# classifier without that bound.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -44,7 +46,7 @@ if "google.colab" in sys.modules:
     subprocess.run(
         f"git clone --depth 1 {REPO} /content/icml25"
         " && pip install -q --no-deps -e /content/icml25"
-        " && pip install -q galois shap",
+        " && pip install -q galois shap shapiq",
         shell=True,
         check=True,
     )
@@ -124,7 +126,9 @@ print(f"held-out accuracy {test_acc:.3f}")
 # singleton tolerance 0.5 because the model is only approximately sparse), then LIME (weighted
 # ridge), Banzhaf (OLS) and KernelSHAP (`shap`), the order-2 Faith-Banzhaf (FB-2) and
 # Faith-Shap (FS-2) indices by shapiq's regression estimators and Shapley-Taylor (ST-2) by
-# shapiq's permutation sampling, each with SPEX's number of queries; $R^2$ on 2,000 fresh
+# shapiq's permutation sampling, each with SPEX's number of queries (SPEX's refit, as in the
+# authors' `fit_regression`, is least squares on the recovered keys plus the constant and all
+# $n$ first-order keys); $R^2$ on 2,000 fresh
 # uniform masks. An order-2 index has $1 + n + \binom n2$ coefficients; at $n$ = 128 that is
 # {glue:}`faith_coeffs_128` against SPEX's {glue:}`budget_128` queries. Shapiq's regressions
 # (a least-squares solve over all coefficients) are run up to $n$ = {glue:}`faith_max`
@@ -239,7 +243,7 @@ axes[1].set(
     yscale="log",
     xlabel="input length n (tokens)",
     ylabel="wall time per explanation (s)",
-    title="Time per explanation (BCH code built once, not included)",
+    title="Time per explanation (BCH build excluded)",
 )
 for ax in axes:
     ax.set_xticks(ns)
@@ -252,24 +256,27 @@ plt.show()
 # **What to see.** (a) The marginal methods can only add up one number per word, so they
 # miss the "not" x word interactions and stay well below 1; SPEX reconstructs the classifier
 # almost perfectly on short reviews and stays ahead of them as the reviews grow, with the same
-# number of queries. Its $R^2$ falls at the longest reviews, where the filler words' small
-# effects add up to a dense "noise floor" in the spectrum that the bins cannot separate (error
-# bars: range over the five reviews; the axis is cut at $-0.5$). Shapiq's order-2 regressions
-# (dashed) are **more** faithful than SPEX while they have fewer coefficients than queries (at
-# $n$ = {glue:}`faith_max`: Faith-Banzhaf-2 $R^2$ {glue:text}`r2_fb2_faith_max:.3f`, SPEX
-# {glue:text}`r2_spex_faith_max:.3f`; the ridge fit {glue:text}`r2_fb2ridge_faith_max:.3f`): this
-# explicand's interactions are mostly pairs, which an order-2 index represents exactly. (c)
+# number of queries. Its $R^2$ falls at the longest reviews; our hypothesis (not tested here) is
+# that the filler words' small effects add up to a dense "noise floor" in the spectrum that
+# the bins cannot separate (error bars: range over the five reviews; the axis is cut at
+# $-0.5$). At $n$ = 16 and 32 SPEX and shapiq's order-2 regressions (dashed) both reconstruct
+# the classifier almost exactly (printout above); at $n$ = {glue:}`faith_max`, where the index
+# still has fewer coefficients than queries, Faith-Banzhaf-2 reaches $R^2$
+# {glue:text}`r2_fb2_faith_max:.3f` against SPEX's {glue:text}`r2_spex_faith_max:.3f` (the ridge
+# fit {glue:text}`r2_fb2ridge_faith_max:.3f`): this explicand's interactions are mostly pairs,
+# which an order-2 index represents exactly. (c)
 # From $n$ = 128 on they have more coefficients than there are queries. The ridge fit, the
 # only one still run there, reaches $R^2$ {glue:text}`r2_fb2ridge_128:.3f` (SPEX
 # {glue:text}`r2_spex_128:.3f`) at $n$ = 128 and {glue:text}`r2_fb2ridge_256:.3f` (SPEX
 # {glue:text}`r2_spex_256:.3f`) at $n$ = 256: under-determined, it loses faithfulness, and
 # SPEX is ahead in {glue:text}`ridge_behind:s` of {glue:text}`ridge_pairs:s` (length, review)
-# pairs, not in all (the claim check). Shapley-Taylor by permutation sampling is faithful on
-# the shortest reviews (the printout above) but not from $n$ = {glue:}`faith_max` on ($R^2$
-# {glue:text}`r2_st2_faith_max:.2f` there). So the order-2 index does not stop being
-# computable at these lengths (the dual ridge fit costs only $O(q^3)$); it stops being
+# pairs (the claim check). Shapley-Taylor by permutation sampling is faithful on the shortest
+# reviews (the printout above) but not from $n$ = {glue:}`faith_max` on ($R^2$
+# {glue:text}`r2_st2_faith_max:.2f` there): at this budget `PermutationSamplingSTII` gets only a
+# handful of permutations, each costing about $n^2$ queries. So the order-2 index does not stop
+# being computable at these lengths (the dual ridge fit costs only $O(q^3)$); it stops being
 # determined by the queries where its coefficient count crosses the budget, between $n$ = 64
-# and 128 here, and the paper's "about 20 features" point is not reproduced. (b) Times (one
+# and 128 here; the paper's "about 20 features" point is not reproduced. (b) Times (one
 # machine, not asserted): shapiq's Faith-Banzhaf-2 takes {glue:text}`s_fb2_faith_max:.2f` s at $n$ =
 # {glue:}`faith_max` against SPEX's {glue:text}`s_spex_faith_max:.3f` s; the dual ridge
 # fit, whose cost grows with the queries rather than the coefficients, takes
@@ -325,7 +332,7 @@ for seed in CONFIG["att_seeds"]:
         tokens = make_reviews(1, 64, n_sentiment=6, seed=64000 + review)[0][0]
         f = masked_value_fn(att, tokens)
         res = spex(f, 64, b=CONFIG["b"], C=3, delays="bch", t=3, noise_tol=0.5, tol=1e-3)
-        att_terms.append(len(res.fourier))
+        att_terms.append(res.n_found)
         att_r2["SPEX"].append(faithfulness_r2(f, res.fourier, 64, seed=review + 1))
         w = marginal_baselines(f, 64, res.n_queries, seed=review, methods=("LIME", "Banzhaf"))
         att_r2["best marginal"].append(
@@ -341,9 +348,9 @@ print({m: np.round(v, 3).tolist() for m, v in att_r2.items()})
 # %% [markdown]
 # **What to see.** The attention classifier learned little of the task in this budget
 # (held-out accuracy {glue:text}`att_acc:.2f` on average over the seeds, range
-# {glue:text}`att_acc_min:.2f` to {glue:text}`att_acc_max:.2f`, against the CNN's
-# {glue:text}`test_acc:.2f`; longer training did not help in a trial outside this
-# notebook), so it is a weak stand-in for an LLM; but
+# {glue:text}`att_acc_min:.2f` to {glue:text}`att_acc_max:.2f`, near chance, against the CNN's
+# {glue:text}`test_acc:.2f`), so it is a weak stand-in for an LLM and its $R^2$ below describes
+# a model that is near chance; but
 # its value function has no order bound, and there SPEX's near-perfect reconstruction is gone:
 # mean $R^2$ {glue:text}`att_r2_spex:.2f` at $n$ = 64 (the CNN:
 # {glue:text}`r2_spex_faith_max:.2f`), against {glue:text}`att_r2_marginal:.2f` for the best
@@ -379,14 +386,18 @@ print(f"SmolLM2-135M: {llm_per_query:.3f} s per query; SPEX at n = 64 needs {bud
 # %% [markdown]
 # ## Claim check
 #
-# At the largest length, SPEX's $R^2$ is above every marginal method's by at least 0.05 for
-# every review that contains a negation (an interaction); reviews without one are reported, not
-# asserted. At every length SPEX's mean $R^2$ over the reviews is above every marginal
-# method's, and the three strongest recovered pairwise interactions of the example all involve
-# "not". **Interaction indices** (no timing is asserted): at the lengths where an order-2
-# index has more coefficients than SPEX's budget ($n$ = 128, 256), SPEX's $R^2$ minus the
-# ridge Faith-Banzhaf-2's must be positive for every review; the control is the same
-# difference at $n$ = 64, where the index has fewer coefficients than queries, and must fail.
+# At the largest length, SPEX's $R^2$ is above every marginal method's by at least 0.05 for every
+# review that contains a negation (an interaction); the control is the same difference on the
+# review(s) without one ({glue:}`n_plain` at this length, so the control is that one review: too
+# few for a spread), asserted to fail. At every length SPEX's mean $R^2$ over the reviews is above
+# every marginal method's, and the three strongest recovered pairwise interactions of the example
+# all involve "not". **Interaction indices** (no timing is asserted): at the lengths where an
+# order-2 index has more coefficients than SPEX's budget ($n$ = 128, 256), SPEX's $R^2$ minus the
+# ridge Faith-Banzhaf-2's must be positive for every review; the control is the same difference at
+# $n$ = 64, where the index has fewer coefficients than queries, and must fail. The verdict follows
+# the measurement: *reproduced* if the check holds for every pair and the control fails,
+# *illustrated* if it holds but the control does not fail (then no control is passed and the caveat
+# says so), *not reproduced* otherwise.
 
 # %%
 n_max = CONFIG["ns"][-1]
@@ -425,6 +436,35 @@ def ridge_gap(lengths):
     )
 
 
+gap_over, gap_under = ridge_gap(over_n), ridge_gap(under_n)
+ahead = f"SPEX is ahead in {int((gap_over > 0).sum())} of {gap_over.size} (n, review) pairs"
+counts = (
+    f"the coefficient count (1 + n + n(n-1)/2: {index_size(under_n[-1], 2)} at n = "
+    f"{under_n[-1]}, {index_size(over_n[0], 2)} at n = {over_n[0]}) against SPEX's budget "
+    f"({budget[under_n[-1]]}, {budget[over_n[0]]} queries)"
+)
+under_txt = (
+    f"with fewer coefficients than queries (n = {', '.join(map(str, under_n))}) SPEX is behind "
+    f"in {int((gap_under < 0).sum())} of {gap_under.size} reviews (mean gap {gap_under.mean():.3f})"
+)
+ctrl_kw = {}
+if (gap_over > 0).all() and gap_under.mean() <= 0:
+    stop_verdict, stop_caveat = "reproduced", None
+    ctrl_kw = {"control": (f"the same gap at n = {', '.join(map(str, under_n))}", gap_under)}
+elif (gap_over > 0).all():
+    stop_verdict = "illustrated"
+    stop_caveat = (
+        f"{ahead}, but {under_txt}: SPEX is ahead there too, so the check does not isolate "
+        f"{counts}; timings are reported, not asserted"
+    )
+else:
+    stop_verdict = "not reproduced"
+    stop_caveat = (
+        f"{ahead}, not all: beyond the point where {counts} is exceeded the ridge fit loses "
+        f"faithfulness but stays computable (dual, O(q^3)); {under_txt}; timings are reported, "
+        "not asserted"
+    )
+print("indices_stop_scaling:", stop_verdict, np.round(gap_over, 3), np.round(gap_under, 3))
 claim(
     "spex/2_faithfulness/indices_stop_scaling",
     f"Where an order-2 index has more coefficients than SPEX's query budget (n = "
@@ -432,18 +472,10 @@ claim(
     "less faithful (R2) than SPEX in every review; where it has fewer (n = "
     f"{', '.join(map(str, under_n))}) it is not",
     paper="interaction indices are computable only up to about 20 features",
-    value=ridge_gap(over_n),
+    value=gap_over,
     check=greater(0.0),
-    verdict="not reproduced",
-    caveat=f"SPEX is ahead in {int((ridge_gap(over_n) > 0).sum())} of {ridge_gap(over_n).size} "
-    "(n, review) pairs, not all: beyond the point where the coefficient count "
-    f"(1 + n + n(n-1)/2: {index_size(under_n[-1], 2)} at n = {under_n[-1]}, "
-    f"{index_size(over_n[0], 2)} at n = {over_n[0]}) exceeds SPEX's budget "
-    f"({budget[under_n[-1]]}, {budget[over_n[0]]} queries) the ridge fit loses faithfulness "
-    "but stays computable (dual, O(q^3)); with fewer coefficients than queries (n = "
-    f"{', '.join(map(str, under_n))}) SPEX is behind in {int((ridge_gap(under_n) < 0).sum())} "
-    f"of {ridge_gap(under_n).size} reviews (gap {ridge_gap(under_n).mean():.3f}); timings are "
-    "reported, not asserted",
+    verdict=stop_verdict,
+    caveat=stop_caveat,
     over="(n, review) pairs",
     numbers={
         **{f"FB-2 ridge R2 at n = {n}": np.mean(r2["FB-2 ridge"][n]) for n in over_n},
@@ -453,6 +485,7 @@ claim(
         f"SPEX s at n = {n_max}": np.median(seconds["SPEX"][n_max]),
     },
     fmt=".3g",
+    **ctrl_kw,
 )
 glue("ridge_min", CONFIG["ridge_min"])
 glue("ridge_behind", int((ridge_gap(over_n) > 0).sum()))

@@ -213,6 +213,8 @@ class SpexResult:
         peeling_rounds: passes over the bins until no new singleton appeared.
         masks: (n_queries, n) the queried masks (for the refit and for plots).
         values: (n_queries,) the value function on them.
+        n_found: keys recovered by peeling (``fourier`` also holds the constant and first-order
+            keys that ``refit_support="found+linear"`` adds).
     """
 
     fourier: dict[tuple[int, ...], float]
@@ -221,6 +223,7 @@ class SpexResult:
     peeling_rounds: int
     masks: np.ndarray = field(repr=False)
     values: np.ndarray = field(repr=False)
+    n_found: int = 0
 
 
 def _decode_bch(signs: np.ndarray, n: int, t: int) -> list[np.ndarray | None]:
@@ -252,6 +255,8 @@ def spex(
     refit: bool = True,
     tol: float = 1e-6,
     noise_tol: float = 1e-3,
+    refit_support: str = "found+linear",
+    max_rounds: int = 100,
 ) -> SpexResult:
     """Recover a sparse, low-degree Boolean Fourier spectrum of ``value_fn`` (SPEX).
 
@@ -265,11 +270,15 @@ def spex(
        if ``M_c k = j``.
     4. **Peeling**: each new k is subtracted from its bin in every group, which can turn
        multitons into singletons; repeat until no new singleton appears.
-    5. ``refit``: least squares of all queried values on the recovered Fourier features.
+    5. ``refit``: least squares of all queried values on the Fourier features of the support:
+       the recovered keys (``refit_support="found"``) or, as the authors' ``fit_regression``
+       does, the recovered keys plus the constant and all n first-order keys
+       (``"found+linear"``, the default).
 
     Args:
         value_fn: maps (q, n) 0/1 masks to (q,) outputs.
         n: number of inputs. b: bins per group are 2^b. C: groups. t: maximum order (BCH).
+        max_rounds: cap on the peeling passes (the authors' qsft ``max_iter`` = 100).
 
     Returns:
         a :class:`SpexResult`.
@@ -282,6 +291,8 @@ def spex(
     t = check_int("t", t, 1, n if delays == "bch" else None)
     tol = check_positive("tol", tol)
     noise_tol = check_probability("noise_tol", noise_tol, low_open=True, high_open=True)
+    refit_support = check_choice("refit_support", refit_support, ("found", "found+linear"))
+    max_rounds = check_int("max_rounds", max_rounds, 1)
     rng = np.random.default_rng(check_seed("seed", seed))
     D = design_delays(n, delays, t)
     Ms = rng.integers(0, 2, size=(C, b, n)).astype(np.int8)
@@ -297,7 +308,7 @@ def spex(
     pow2 = 1 << np.arange(b)
     found: dict[tuple[int, ...], float] = {}
     rounds = 0
-    while True:
+    while rounds < max_rounds:
         rounds += 1
         new = 0
         for c in range(C):
@@ -333,10 +344,13 @@ def spex(
                     U[c2][j2] -= value * sign
         if new == 0:
             break
-    if refit and found:
+    n_found = len(found)
+    if refit and (found or refit_support == "found+linear"):
         keys = list(found)
+        if refit_support == "found+linear":
+            keys += [k for k in [(), *((i,) for i in range(n))] if k not in found]
         K = _key_matrix(keys, n).astype(np.int32)
         X = 1 - 2 * ((all_masks.astype(np.int32) @ K.T) & 1)
         coef, *_ = np.linalg.lstsq(X.astype(float), values, rcond=None)
         found = {k: float(v) for k, v in zip(keys, coef, strict=True)}
-    return SpexResult(found, len(all_masks), len(D), rounds, all_masks, values)
+    return SpexResult(found, len(all_masks), len(D), rounds, all_masks, values, n_found)
