@@ -1,7 +1,6 @@
 """Bad-input suite of icml25.wasp (see badinput.py), and the package's own coverage check."""
 
 import math
-from pathlib import Path
 
 import numpy as np
 from badinput import (
@@ -326,12 +325,9 @@ ALL_RESULTS = {
     f"{P}.SynthResult": wasp.SynthResult,
     f"{P}.AuditResult": wasp.AuditResult,
 }
-# tests/test_bad_input_coverage.py lists its packages by hand and rejects entries of packages it
-# does not list; this file hands it the wasp entries once "icml25.wasp" is in that list.
-LISTED = '"icml25.wasp"' in (Path(__file__).parent / "test_bad_input_coverage.py").read_text()
-SPECS = ALL_SPECS if LISTED else {}
-CONSTANTS = ALL_CONSTANTS if LISTED else set()
-RESULTS = ALL_RESULTS if LISTED else {}
+SPECS = ALL_SPECS
+CONSTANTS = ALL_CONSTANTS
+RESULTS = ALL_RESULTS
 
 test_bad_input_is_rejected = bad_input_test(ALL_SPECS)
 test_valid_input_runs = valid_input_test(ALL_SPECS)
