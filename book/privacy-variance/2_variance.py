@@ -17,9 +17,11 @@
 # # The headline: same ε, different memorisation
 #
 # Every model in this notebook is trained with DP-SGD to exactly the same guarantee,
-# $\varepsilon$ = 8 at $\delta = 1/n$. Only the batch size $b$ and the number of steps $T$
-# change (the noise multiplier $\sigma$ is recalibrated for each pair so that the accountant
-# lands on $\varepsilon$ = 8). If the guarantee told the whole story, the canaries would be
+# $\varepsilon$ = 8 at $\delta = 1/n$. The batch size $b$ and the number of steps $T$ change,
+# and with them the learning rate $\eta$, tuned for utility per $(b, T)$ (the noise multiplier
+# $\sigma$ is recalibrated for each pair so that the accountant lands on $\varepsilon$ = 8).
+# The seeds vary the training (sampling, noise, initialisation) on one fixed corpus, not the
+# data. If the guarantee told the whole story, the canaries would be
 # equally exposed everywhere. They are not.
 
 # %% tags=["remove-cell"]
@@ -50,7 +52,14 @@ import seaborn as sns
 
 from icml25.common import glue, plotting, setup
 from icml25.common.claims import claim, greater
-from icml25.privacy_variance import config_vs_seed_anova, make_corpus, run_grid, tune_lr
+from icml25.privacy_variance import (
+    MAX_EXPOSURE,
+    calibrate_sigma,
+    config_vs_seed_anova,
+    make_corpus,
+    run_grid,
+    tune_lr,
+)
 
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
@@ -119,6 +128,8 @@ for i, b in enumerate(CONFIG["batches"]):
             xytext=(4, 3),
             fontsize=7,
         )
+ax.axvline(MAX_EXPOSURE, color="0.3", ls="--", lw=1, label="ceiling (13.3 bits)")
+ax.axvline(np.log2(np.e), color="0.4", ls=":", lw=1, label="chance (1.44 bits)")
 ax.set(
     xlabel="exposure of the 16-fold canaries (bits)",
     ylabel="held-out loss (nats, lower = better)",
@@ -154,6 +165,9 @@ for i, cfg in enumerate(order):
     vals = df.loc[df["config"] == cfg, "exposure_r16"]
     ax.scatter([i] * len(vals), vals, color=plotting.PALETTE[0], s=16)
     ax.plot([i - 0.3, i + 0.3], [vals.mean()] * 2, color="k", lw=1.5)
+ax.axhline(MAX_EXPOSURE, color="0.3", ls="--", lw=1, label="ceiling")
+ax.axhline(np.log2(np.e), color="0.4", ls=":", lw=1, label="chance")
+ax.legend(fontsize=7)
 ax.set_xticks(range(len(order)), order, rotation=60, ha="right", fontsize=8)
 ax.set(ylabel="exposure (bits)", title="Seeds (dots) vary little; configurations a lot")
 plt.show()
@@ -191,6 +205,7 @@ for (b, T), row in agg.iterrows():
         label=f"b = {b}" if T == CONFIG["steps"][-1] else None,
     )
 ax.axhline(np.log2(np.e), color="0.4", ls=":", lw=1, label="chance")
+ax.axhline(MAX_EXPOSURE, color="0.3", ls="--", lw=1, label="ceiling (13.3 bits)")
 ax.set(
     xscale="symlog",
     xticks=[0, 1, 4, 16],
@@ -203,7 +218,8 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# **What to see.** Secrets seen once are barely above chance in every configuration; the
+# **What to see.** Secrets seen once are at chance in every configuration (configuration means
+# {glue:text}`r1_min:.2f` to {glue:text}`r1_max:.2f` bits, against $\log_2 e$ = 1.44); the
 # differences open up with repetition, as group privacy predicts (a secret in 16 records enjoys
 # no meaningful guarantee at $\varepsilon$ = 8). Darker lines: more steps.
 
@@ -219,8 +235,17 @@ plt.show()
 # control is the same ratio for the never-inserted secrets, whose exposure should not depend on
 # the configuration. Over all configurations the held-out loss itself varies between
 # configurations more than between seeds (its ratio is in the claim's caveat), so the paper's
-# point is tested on the **equally useful** configurations only: those whose mean held-out loss
-# is within 0.1 nats of the best, with the same analysis and the same control.
+# point is then looked at on the **equally useful** configurations: those whose mean held-out
+# loss is within 0.1 nats of the best. That second claim has **no control that fails**: inside
+# the band the held-out loss also varies between configurations more than between seeds
+# (ratio {glue:text}`loss_ratio_band:.1f`), so the same check passes for utility and the band
+# is not matched beyond seed noise; the never-inserted secrets fail it by construction and are
+# no test. It is therefore only *illustrated*, with the fairest pair reported beside it: among
+# the band's pairs whose mean held-out loss differs by less than the seed standard deviation of
+# the loss ({glue:text}`loss_seed_sd:.3f` nats), the one with the largest exposure gap,
+# {glue:text}`pair_a:s` against {glue:text}`pair_b:s`: {glue:text}`pair_dloss:.3f` nats apart
+# in loss, {glue:text}`pair_dexpo:.2f` bits apart in exposure (the gap per seed:
+# {glue:text}`pair_seeds:s` bits).
 
 # %%
 eps_err = float((df["eps_spent"] - EPS).abs().max() / EPS)
@@ -239,6 +264,38 @@ assert len(near) >= 2, near  # the comparison needs at least two equally useful 
 an_m = config_vs_seed_anova(matched, "exposure_r16")
 an_m_ctrl = config_vs_seed_anova(matched, "exposure_control")
 an_m_loss = config_vs_seed_anova(matched, "test_loss")
+# the fairest pair: mean loss gap below the seed sd of the loss, largest exposure gap
+near_rows = list(near.itertuples(index=False))
+pairs = [
+    (p, q)
+    for i, p in enumerate(near_rows)
+    for q in near_rows[i + 1 :]
+    if abs(p.test_loss - q.test_loss) < an_m_loss["within_sd"]
+]
+assert pairs, "no pair of band configurations within seed noise of each other in loss"
+pa, pb = max(pairs, key=lambda pq: abs(pq[0].exposure_r16 - pq[1].exposure_r16))
+if pa.exposure_r16 < pb.exposure_r16:
+    pa, pb = pb, pa
+
+
+def _at(r, col):
+    return df[(df["b"] == r.b) & (df["T"] == r.T)].sort_values("seed")[col].to_numpy()
+
+
+pair_gap_seeds = _at(pa, "exposure_r16") - _at(pb, "exposure_r16")
+lr_of = {(c["b"], c["T"]): c["lr"] for c in configs}
+pair_name = [f"(b {r.b:.0f}, T {r.T:.0f}, η {lr_of[(int(r.b), int(r.T))]:g})" for r in (pa, pb)]
+# delta = n^-1.1 (the paper) against 1/n (here): the calibrated sigma at two corners of the
+# grid, against the sigma the grid's runs used at delta = 1/n
+n_train = len(corpus.train)
+sig_used = df.groupby(["b", "T"])["sigma"].first()
+sig_pairs = [
+    (min(CONFIG["batches"]), min(CONFIG["steps"])),
+    (max(CONFIG["batches"]), max(CONFIG["steps"])),
+]
+sig_ratio = np.array(
+    [calibrate_sigma(EPS, n_train**-1.1, b, n_train, T) / sig_used[(b, T)] for b, T in sig_pairs]
+)
 runtime_s = time.perf_counter() - t_start
 by_T = mean.pivot(index="b", columns="T", values="exposure_r16")
 ratio_loss = anova_loss["between_sd"] / anova_loss["within_sd"]
@@ -256,7 +313,8 @@ claim(
     verdict="illustrated",
     caveat=f"over all configurations, utility differs too: the same ratio for the held-out loss "
     f"is {ratio_loss:.1f} (the configurations differ up to 64-fold in gradient count), so the "
-    "next claim restricts the comparison to equally useful configurations",
+    "next claim restricts the comparison to equally useful configurations; the seeds vary "
+    "training only (one corpus)",
     seeds=len(CONFIG["seeds"]),
     numbers={
         "exposure min (bits)": mean["exposure_r16"].min(),
@@ -274,19 +332,22 @@ claim(
     paper="configurations with the same epsilon and similar utility differ in empirical privacy",
     value=an_m["between_sd"] / an_m["within_sd"],
     check=greater(2.0),
-    control=(
-        "never-inserted secrets' exposure",
-        an_m_ctrl["between_sd"] / an_m_ctrl["within_sd"],
-    ),
     verdict="illustrated",
-    caveat=f"{len(near)} configurations of {len(configs)} in the band, one analysis over "
-    f"{len(CONFIG['seeds'])} seeds; the held-out loss ratio among them is "
-    f"{an_m_loss['between_sd'] / an_m_loss['within_sd']:.1f}; {edge} of {len(configs)} tuned "
-    "learning rates sit at an end of the grid",
+    caveat=f"no control fails: the held-out loss passes the same check in the band (ratio "
+    f"{an_m_loss['between_sd'] / an_m_loss['within_sd']:.1f}), so the band is not matched in "
+    f"utility beyond seed noise; the fairest pair, {pair_name[0]} and {pair_name[1]}, is "
+    f"{abs(pa.test_loss - pb.test_loss):.3f} nats apart in loss (seed sd "
+    f"{an_m_loss['within_sd']:.3f}) and {pa.exposure_r16 - pb.exposure_r16:.2f} bits apart in "
+    f"exposure; {len(near)} configurations of {len(configs)} in the band, "
+    f"{len(CONFIG['seeds'])} seeds varying training only (one corpus); {edge} of "
+    f"{len(configs)} tuned learning rates sit at an end of the grid",
     seeds=len(CONFIG["seeds"]),
     numbers={
         "exposure span in the band (bits)": near_span,
         "loss ratio in the band": an_m_loss["between_sd"] / an_m_loss["within_sd"],
+        "never-inserted secrets' ratio": an_m_ctrl["between_sd"] / an_m_ctrl["within_sd"],
+        "fairest pair: exposure gap (bits)": pa.exposure_r16 - pb.exposure_r16,
+        "its loss gap (nats)": abs(pa.test_loss - pb.test_loss),
     },
     fmt=".2f",
 )
@@ -316,4 +377,17 @@ glue("near_span", near_span)
 glue("dT_small", float(by_T.iloc[0, -1] - by_T.iloc[0, 0]))
 glue("dT_large", float(by_T.iloc[-1, -1] - by_T.iloc[-1, 0]))
 glue("ratio_loss", float(ratio_loss))
+r1 = df.groupby(["b", "T"])["exposure_r1"].mean()
+glue("r1_min", float(r1.min()))
+glue("r1_max", float(r1.max()))
+glue("loss_ratio_band", an_m_loss["between_sd"] / an_m_loss["within_sd"])
+glue("loss_seed_sd", an_m_loss["within_sd"])
+glue("pair_a", pair_name[0])
+glue("pair_b", pair_name[1])
+glue("pair_dloss", float(abs(pa.test_loss - pb.test_loss)))
+glue("pair_dexpo", float(pa.exposure_r16 - pb.exposure_r16))
+glue("pair_seeds", ", ".join(f"{v:.2f}" for v in pair_gap_seeds))
+glue("sigma_delta_pct_min", float(100 * (sig_ratio.min() - 1)))
+glue("sigma_delta_pct_max", float(100 * (sig_ratio.max() - 1)))
+glue("extracted_max", float(df["extracted_top"].max()))
 glue("runtime_s", runtime_s)
