@@ -349,8 +349,9 @@ def spex(
         keys = list(found)
         if refit_support == "found+linear":
             keys += [k for k in [(), *((i,) for i in range(n))] if k not in found]
-        K = _key_matrix(keys, n).astype(np.int32)
-        X = 1 - 2 * ((all_masks.astype(np.int32) @ K.T) & 1)
-        coef, *_ = np.linalg.lstsq(X.astype(float), values, rcond=None)
+        K = _key_matrix(keys, n).astype(float)
+        # <m, k> mod 2 by a float (BLAS) product: exact for counts <= n, far faster than int
+        X = 1 - 2 * np.mod(all_masks.astype(float) @ K.T, 2)
+        coef, *_ = np.linalg.lstsq(X, values, rcond=None)
         found = {k: float(v) for k, v in zip(keys, coef, strict=True)}
     return SpexResult(found, len(all_masks), len(D), rounds, all_masks, values, n_found)
