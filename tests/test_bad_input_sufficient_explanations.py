@@ -38,6 +38,7 @@ BAD_FREE = st.one_of(
     st.sampled_from([[0, 0], [1, 2, 1], np.array([[0, 1]]), "0,1", None, 3]),
 )
 BAD_EPS = bad_positive()
+BAD_BOOL = st.sampled_from([None, 1, 0, "yes", 0.5])
 BAD_DOMAIN = st.sampled_from([(1.0, 0.0), (0.5, 0.5), (0.0,), "01", None, (0.0, np.nan)])
 BAD_TARGET = st.one_of(not_none(bad_int(0, 3)), st.sampled_from([4, -1, 1.0, "1"]))
 BAD_BOX = st.one_of(bad_array(LO), st.sampled_from([LO[:-1], LO + 5.0]))
@@ -130,25 +131,27 @@ SPECS: dict[str, Spec] = {
     ),
     f"{P}.milp_bounds": Spec(
         se.milp_bounds,
-        {"net": NET, "lo": LO, "hi": HI, "C": np.eye(4)[:1], "time_limit": 5.0},
+        {"net": NET, "lo": LO, "hi": HI, "C": np.eye(4)[:1], "time_limit": 5.0, "big_m": "ibp"},
         {
             "net": BAD_NET,
             "lo": BAD_BOX,
             "hi": BAD_BOX_HI,
             "C": st.one_of(bad_array(np.eye(4), none=False), st.just(np.eye(5))),
             "time_limit": bad_positive(),
+            "big_m": bad_choice(("crown", "ibp")),
         },
         finite=True,
     ),
     f"{P}.reduce_network": Spec(
         se.reduce_network,
-        {"net": NET, "lo": LO, "hi": HI, "rate": 0.5, "bucket": "static"},
+        {"net": NET, "lo": LO, "hi": HI, "rate": 0.5, "bucket": "static", "interval_bias": True},
         {
             "net": BAD_NET,
             "lo": BAD_BOX,
             "hi": BAD_BOX_HI,
             "rate": st.sampled_from([0.0, -0.1, 1.5, np.nan, "0.5", None, True]),
             "bucket": bad_choice(("static", "dynamic")),
+            "interval_bias": BAD_BOOL,
         },
     ),
     f"{P}.margin_net": Spec(
@@ -197,6 +200,7 @@ SPECS: dict[str, Spec] = {
             "counterexample": "fgsm",
             "domain": (0.0, 1.0),
             "seed": 0,
+            "interval_bias": True,
         },
         {
             "net": st.one_of(BAD_NET, st.just(ABSTRACT)),
@@ -209,6 +213,7 @@ SPECS: dict[str, Spec] = {
             "counterexample": st.sampled_from(["FGSM", "bogus", 1, "none"]),
             "domain": BAD_DOMAIN,
             "seed": bad_seed(),
+            "interval_bias": BAD_BOOL,
         },
     ),
     f"{P}.falsify": Spec(

@@ -80,13 +80,18 @@ def test_rate_one_changes_nothing():
     )
 
 
+@pytest.mark.parametrize("trained", [False, True])
 @pytest.mark.parametrize("bucket", ["static", "dynamic"])
-@pytest.mark.parametrize("rate", [0.1, 0.4, 0.8])
-def test_abstract_bounds_contain_sampled_original_logits(rate, bucket):
-    net = random_net()
+@pytest.mark.parametrize("rate", RATES)
+def test_abstract_bounds_contain_sampled_original_logits(rate, bucket, trained, digits_net):
+    net = digits_net[0] if trained else random_net()
     x, lo, hi = box(n_free=40)
+    if trained:
+        x = digits_net[1][0]
+        lo, hi = input_box(x, list(range(40)), 0.1)
     red = reduce_network(net, lo, hi, rate, bucket=bucket)
     P = lo + (hi - lo) * np.random.default_rng(2).random((1000, 64))
+    P[:500] = np.where(P[:500] < (lo + hi)[None] / 2, lo, hi)  # vertices of the box
     Y = net.forward(P)
     for slope in ("adaptive", "parallel"):
         low, up = crown_bounds(red, lo, hi, lower_slope=slope)
@@ -162,10 +167,33 @@ def test_milp_agrees_wherever_crown_verifies(digits_net):
         free = list(rng.choice(16, size=6, replace=False))
         for eps in (0.05, 0.2):
             crown = is_sufficient(net, x, free, eps, verifier="crown")
-            milp = is_sufficient(net, x, free, eps, verifier="milp")
             ibp = is_sufficient(net, x, free, eps, verifier="ibp")
-            assert milp or not crown
+            # the MILP itself, big-M constants from IBP only: independent of CROWN
+            t = int(np.argmax(net.forward(x)))
+            lo, hi = input_box(x, free, eps)
+            exact = milp_bounds(margin_net(net, t), lo, hi, big_m="ibp")[0].min()
+            assert exact > 0 or not crown
             assert crown or not ibp
+            cl = crown_bounds(margin_net(net, t), lo, hi)[0].min()
+            assert exact >= cl - 1e-7
+
+
+def test_milp_big_m_from_ibp_or_crown_gives_the_same_exact_bounds():
+    net = random_net((6, 8, 8, 3), seed=4)
+    lo, hi = input_box(np.full(6, 0.5), [0, 1, 2, 3, 4], 0.3)
+    a = milp_bounds(net, lo, hi, big_m="crown")
+    b = milp_bounds(net, lo, hi, big_m="ibp")
+    np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+def test_dropping_the_interval_bias_is_unsound():
+    net = random_net((6, 12, 12, 3), seed=2)
+    lo, hi = input_box(np.full(6, 0.5), range(6), 0.4)
+    P = lo + (hi - lo) * np.random.default_rng(0).random((5000, 6))
+    Y = net.forward(P)
+    dropped = reduce_network(net, lo, hi, 0.3, interval_bias=False)
+    low, up = crown_bounds(dropped, lo, hi)
+    assert np.any(Y < low - 1e-6) or np.any(Y > up + 1e-6)
 
 
 def test_rates_one_is_standard_and_ibp_explanations_equal_at_every_rate(digits_net):

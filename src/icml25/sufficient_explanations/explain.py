@@ -21,6 +21,7 @@ from icml25.common.checks import (
     check_choice,
     check_finite_array,
     check_index,
+    check_instance,
     check_int,
     check_seed,
 )
@@ -197,6 +198,7 @@ def minimal_explanation(
     counterexample: str | None = None,
     domain: Sequence[float] = (0.0, 1.0),
     seed: int = 0,
+    interval_bias: bool = True,
 ) -> Explanation:
     """Greedy subset-minimal sufficient explanation (Algorithm 1), or by abstraction and
     refinement (Algorithm 2).
@@ -210,7 +212,8 @@ def minimal_explanation(
     interval biases at their centre, confirmed on the original) may stop the feature's
     refinement, otherwise ρ moves up. ``"abstract_only"`` is the ablation without refinement:
     every query at ``rates[0]`` (a feature failing there stays fixed). ``seed`` drives the
-    random start of ``"pgd"``.
+    random start of ``"pgd"``. ``interval_bias=False`` is the **unsound** control: the
+    reduced networks drop the merged neurons' interval bias (see :func:`reduce_network`).
     """
     net = _check_net(net, concrete=True)
     x_arr = input_box(x, [], eps, domain)[0]  # validates x, eps and domain; a float copy
@@ -219,6 +222,7 @@ def minimal_explanation(
     verifier = check_choice("verifier", verifier, VERIFIERS)
     counterexample = check_choice("counterexample", counterexample, COUNTEREXAMPLES)
     seed = check_seed("seed", seed)
+    interval_bias = check_instance("interval_bias", interval_bias, bool)
     rates_t = _check_rates(rates)
     _target(net, x_arr, None)  # checks x's length
     if isinstance(order, str):
@@ -246,7 +250,7 @@ def minimal_explanation(
             if rate == 1.0:
                 qnet = mnet
             else:
-                qnet = reduce_network(mnet, lo, hi, rate)
+                qnet = reduce_network(mnet, lo, hi, rate, interval_bias=interval_bias)
                 red_work += sum(W.size for W in mnet.Ws[:-1])
             n_q += 1
             work += qnet.work

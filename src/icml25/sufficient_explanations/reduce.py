@@ -3,9 +3,10 @@
 Per hidden layer k (first to last), on the network reduced so far: IBP gives the
 post-activation bounds [l_i, u_i] = ReLU of the pre-activation bounds; a neuron is *merged*
 if [l_i, u_i] ⊆ [b - tol, b + tol] for a bucket b. For ReLU the static bucket is {0}, so the
-test reads u_i <= tol, and CORA's binary search on tol until a fraction ρ of the neurons
-remains is the same as merging the m_k - ceil(ρ m_k) neurons with the smallest u_i (ties by
-index). A merged neuron's row leaves W_k, its column leaves W_{k+1}, and its effect becomes
+test reads u_i <= tol. CORA binary-searches tol until the kept fraction is <= ρ and merges
+every neuron with u_i <= tol, ties included; here exactly the m_k - ceil(ρ m_k) =
+floor((1 - ρ) m_k) neurons with the smallest u_i are merged (ties by index), so ceil(ρ m_k)
+are kept. A merged neuron's row leaves W_k, its column leaves W_{k+1}, and its effect becomes
 the interval bias W_{k+1}[:, merged]·[l, u] added to d_{k+1}: every output of the original
 network lies inside the reduced network's output set (soundness), and a property verified on
 the reduced network holds on the original.
@@ -17,7 +18,7 @@ import math
 
 import numpy as np
 
-from icml25.common.checks import check_choice, check_real
+from icml25.common.checks import check_choice, check_instance, check_real
 from icml25.sufficient_explanations.bounds import _affine_interval, _check_box
 from icml25.sufficient_explanations.net import Net
 
@@ -27,7 +28,12 @@ BUCKETS = ("static", "dynamic")
 
 
 def reduce_network(
-    net: Net, lo: np.ndarray, hi: np.ndarray, rate: float, bucket: str = "static"
+    net: Net,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    rate: float,
+    bucket: str = "static",
+    interval_bias: bool = True,
 ) -> Net:
     """The abstract network that keeps ceil(rate·m_k) neurons of every hidden layer k.
 
@@ -39,6 +45,8 @@ def reduce_network(
             (the bucket {0}); ``"dynamic"`` those with the narrowest post-activation interval
             (each neuron's own centre as its bucket: a simplification of CORA's option, which
             draws up to 100 neurons' centres as buckets).
+        interval_bias: ``False`` is the **unsound** ablation used as a control: the merged
+            neurons are simply deleted, their interval bias dropped.
 
     Returns:
         A :class:`Net` with ``ds[k]`` set where neurons were merged into layer k.
@@ -46,6 +54,7 @@ def reduce_network(
     net, lo, hi = _check_box(net, lo, hi)
     rate = check_real("rate", rate, 0.0, 1.0, low_open=True)
     bucket = check_choice("bucket", bucket, BUCKETS)
+    interval_bias = check_instance("interval_bias", interval_bias, bool)
     Ws = [W.copy() for W in net.Ws]
     bs = [b.copy() for b in net.bs]
     ds = [None if d is None else (d[0].copy(), d[1].copy()) for d in net.ds]
@@ -62,7 +71,8 @@ def reduce_network(
         merged[np.argsort(key, kind="stable")[: m - keep_n]] = True
         W2 = Ws[k + 1][:, merged]
         dl, du = _affine_interval(W2, np.zeros(W2.shape[0]), ds[k + 1], al[merged], au[merged])
-        ds[k + 1] = (dl, du)
+        if interval_bias:
+            ds[k + 1] = (dl, du)
         Ws[k], bs[k] = Ws[k][~merged], bs[k][~merged]
         if ds[k] is not None:
             ds[k] = (ds[k][0][~merged], ds[k][1][~merged])
