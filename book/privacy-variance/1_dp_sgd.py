@@ -284,7 +284,7 @@ ax.set(
     xticklabels=["controls (never)", "inserted once", "4 times", "16 times"],
     ylabel="exposure (bits)",
     ylim=(0, MAX_EXPOSURE + 0.8),
-    title="Memorisation grows with repetition; DP-SGD caps it",
+    title="Memorisation grows with repetition; DP-SGD lowers it on average",
 )
 ax.legend(fontsize=7, loc="upper left")
 ax = axes[1]
@@ -298,7 +298,7 @@ ax.set(
     xlabel="DP-SGD step",
     ylabel="per-record gradient norm",
     ylim=(0, None),
-    title="Every record stays clipped",
+    title="Per-record gradient norms against C",
 )
 ax.legend(fontsize=7)
 plotting.panel_labels(axes)
@@ -308,12 +308,14 @@ plt.show()
 # **What to see.** (a) Without privacy the secrets inserted 16 times are memorised (exposure
 # {glue:text}`top_np:.2f` bits, near the dashed maximum, and
 # {glue:text}`extracted_np_pct:.0f` % of them extracted verbatim); controls sit at chance. At
-# $\varepsilon$ = 8 the repeated secrets are still exposed, less
-# ({glue:text}`top_dp:.2f` bits), well below the maximum. The null model, which never saw a
+# $\varepsilon$ = 8 the repeated secrets are still exposed, less on average
+# ({glue:text}`top_dp:.2f` bits), though DP-SGD does not cap every secret: the most exposed
+# 16-fold canary reaches {glue:text}`top_dp_max:.2f` bits. The null model, which never saw a
 # canary, gives the "16-fold" secrets {glue:text}`top_null:.2f` bits: chance, like the controls.
-# (b) During DP-SGD the per-record gradient norms (the batch recorded every 10 steps) stay
-# above $C$: every record is clipped throughout training, not only at initialisation, so each
-# step is at the clipping bound that the accountant assumes.
+# (b) During DP-SGD the per-record gradient norms (the batch recorded every 10 steps; band:
+# 10th to 90th percentile) lie above $C$: {glue:text}`clipped_pct:.0f` % of all the recorded
+# norms, not only those inside the band, exceed it, throughout training and not only at
+# initialisation, so the recorded records contribute a step at the clipping bound.
 #
 # **Why repeated canaries leak under DP.** $(\varepsilon, \delta)$-DP protects one *record*. A
 # secret written in $k$ records is protected only by **group privacy**: changing all $k$ records
@@ -367,6 +369,9 @@ claim(
     value=top_dp,
     check=less(top_np, label="the non-private exposure"),
     verdict="illustrated",
+    caveat="the two models differ in more than privacy: the non-private one trains 300 steps at "
+    "lr 0.5 with shuffled batches, the DP one 100 steps at lr 1.0 with Poisson sampling, so the "
+    "gap is not DP-SGD's effect alone",
     numbers={"non-private": top_np, "accountant cross-check error (%)": 100 * rel_err},
     fmt=".2f",
 )
@@ -379,4 +384,7 @@ glue("ctrl_np", ctrl_np)
 glue("null_p", null_p)
 glue("extracted_np_pct", 100 * float(extr["non-private"][corpus.reps == 16].mean()))
 glue("extracted_dp_pct", 100 * float(extr[dp_name][corpus.reps == 16].mean()))
+glue("top_dp_max", float(expo[dp_name][corpus.reps == 16].max()))
+all_norms = np.concatenate(list(runs[dp_name].grad_norms.values()))
+glue("clipped_pct", 100 * float((all_norms > CLIP).mean()))
 glue("runtime_s", runtime_s)
