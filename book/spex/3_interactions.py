@@ -81,7 +81,8 @@ CONFIG = {
 MARGINAL = ["LIME", "Banzhaf", "KernelSHAP"]
 METHODS = ["SPEX", *MARGINAL, "random"]
 TASKS = {"fair": 0.0, "shortcut": 1.5}  # the shortcut sentence's main effect
-STRENGTHS = [0.5, 1.5, 2.5, 3.5, 5.0]  # distractor main effects of the harder task
+STRENGTHS = [0.5, 0.9, 1.1, 1.5, 2.5, 3.5, 3.9, 4.1, 5.0]  # distractor main effects (hard task)
+MID = [1.5, 2.5, 3.5]  # between a hop's Banzhaf value (1) and the AND's weight (4)
 print(SCALE, CONFIG)
 
 # %% [markdown]
@@ -98,6 +99,7 @@ print(SCALE, CONFIG)
 recovery = {(task, m): {n: [] for n in CONFIG["ns"]} for task in TASKS for m in METHODS}
 drops = {(task, m): [] for task in TASKS for m in METHODS}
 top_is_support = {"t = 3": [], "t = 2": []}  # SPEX's strongest interaction is S itself?
+top_distractor_bv = {n: [] for n in CONFIG["ns"]}  # largest Banzhaf value of a non-hop (fair)
 n_big = CONFIG["ns"][-1]
 for task_name, effect in TASKS.items():
     for n in CONFIG["ns"]:
@@ -117,6 +119,10 @@ for task_name, effect in TASKS.items():
                 recovery[task_name, m][n].append(rec)
             if task_name == "fair":
                 top_is_support["t = 3"].append(float(ranked[0] == support))
+                bv = to_index(fourier_to_mobius(res.fourier), "BV", 1)  # exact: noiseless
+                top_distractor_bv[n].append(
+                    max(bv.get((i,), 0.0) for i in range(n) if i not in support)
+                )
                 res2 = spex(f, n, b=6, C=3, delays="bch", t=2)
                 fb2 = to_index(fourier_to_mobius(res2.fourier), "FBII", 3)
                 top2 = max(fb2, key=lambda T, fb=fb2: abs(fb[T])) if fb2 else ()
@@ -164,10 +170,16 @@ plotting.panel_labels(axes)
 plt.show()
 
 # %% [markdown]
-# **What to see.** (a) On the fair task every method, SPEX and the three marginal ones alike,
-# lists the three supporting sentences first: a hop's Banzhaf value (1.0) is above every
-# distractor's (a main effect <= 0.6 plus <= 0.4 per pair term) in these tasks, so this
-# panel is saturated by design, not by scale; the random ranking, the floor, does not.
+# **What to see.** (a) On the fair task SPEX lists the three supporting sentences first in
+# every task, and so does the best of the three marginal methods per task. That ceiling is not
+# guaranteed for each marginal method: a hop's Banzhaf value is 1.0, but a distractor in two
+# pair terms can exceed it (the largest distractor Banzhaf value, computed from the recovered
+# spectrum, reaches {glue:text}`max_distractor_bv:.2f`), and KernelSHAP gives each hop the
+# Shapley value 4/3 of the three-way AND rather than 1.0. The best marginal method is the
+# per-task maximum over three methods, chosen after seeing the answer; its lowest single
+# method has mean Recovery-rate@3 {glue:text}`fair_worst_r3:.2f` ({glue:text}`fair_worst:s`,
+# over every $n$ and task). Saturated: this task cannot separate SPEX from the best marginal
+# method, so it carries no claim. The random ranking, the floor, stays far below.
 # (b) With the shortcut, the marginal methods put it first by construction and need a fourth
 # sentence; SPEX does not.
 # Error bars: range over the five tasks; the ceiling is 1 and the floor is the random
@@ -178,7 +190,8 @@ plt.show()
 #
 # The fair task is saturated. To make a comparison that can fail, three distractor sentences
 # get a strong main effect $d \cdot U(0.9, 1.1)$ (`n_distractors=3`), swept over
-# $d$ = 0.5 to 5 at $n$ = {glue:}`n_hard`, five tasks each. A marginal ranking puts them
+# $d$ = 0.5 to 5 (with points at 0.9, 1.1, 3.9 and 4.1 around the two expected steps) at
+# $n$ = {glue:}`n_hard`, five tasks each. A marginal ranking puts them
 # above the hops once $d$ exceeds a hop's Banzhaf value (1.0); SPEX's ranking puts them above
 # the supporting set once $d$ exceeds the set's Faith-Banzhaf interaction (the AND's weight,
 # 4). Controls: the random ranking, and SPEX decoding only up to $t$ = 2 (no three-way term).
@@ -227,9 +240,9 @@ ax.set(
     ylim=(-0.05, 1.05),
     xlabel="distractor main effect d",
     ylabel="Recovery-rate@3",
-    title=f"Strong distractors beat marginal rankings above 1, SPEX above 4 (n = {nh})",
+    title=f"Distractors beat marginal rankings near d = 1, SPEX near 4 (n = {nh})",
 )
-ax.legend(fontsize=7, loc="center left")
+ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 plt.show()
 
 # %% [markdown]
@@ -240,24 +253,24 @@ plt.show()
 # ({glue:text}`hard_spex_top:.2f` at $d$ = 5). SPEX without three-way terms ($t$ = 2) keeps the
 # set only at the weakest of these strengths ({glue:text}`hard_t2_mid:.2f` on average between
 # 1 and 4). The two steps sit where the planted weights put them: on a noiseless planted
-# task the plot shows the weights, not an estimation effect. Error bars: range over the five
-# tasks.
+# task the plot shows the weights, not an estimation effect; at $d$ = 0.9, 1.1, 3.9 and 4.1 the
+# factor $U(0.9, 1.1)$ puts some distractors on either side of a step, so the steps are
+# blurred there. Error bars: range over the five tasks.
 
 # %% [markdown]
 # ## Claim check
 #
-# **The comparison the paper makes** (SPEX's Recovery-rate above the marginal methods'), on
-# the fair task at $r$ = 3, per task against the best marginal method: it must be positive in
-# every task to count as reproduced. **What only SPEX reports**: its strongest interaction is
-# the supporting set itself, in every task and at every $n$; SPEX decoding only up to $t$ = 2
-# must fail that check. Both hold or fail by construction of the planted task (the hops'
-# Banzhaf values top the distractors'; the AND, weighted 4, tops every other term of a
-# noiseless degree-3 function), so the first is "not reproduced" with that reason and the
-# second "illustrated". **The harder task**: for distractor strengths between the hops'
-# Banzhaf value and the AND's weight ($d$ = 1.5, 2.5, 3.5), SPEX's Recovery-rate@3 must be 1
-# in every task; the best marginal method's must fail the same check (SPEX with $t$ = 2 is
-# reported); illustrated, because where it holds follows from the planted weights. **The
-# shortcut task** is reported as illustrated (by construction).
+# **The comparison the paper makes** (SPEX's Recovery-rate above the marginal methods') is
+# tested on the harder task only: on the fair task SPEX and the best marginal method both
+# reach the ceiling in every task (above), so a gain there could not occur and it carries no
+# claim. **The harder task**: for distractor strengths between the hops' Banzhaf value and
+# the AND's weight ($d$ = 1.5, 2.5, 3.5), SPEX's Recovery-rate@3 must be 1 in every task; the
+# best marginal method's must fail the same check (SPEX with $t$ = 2 is reported);
+# illustrated, because where it holds follows from the planted weights. **What only SPEX
+# reports**: its strongest interaction is the supporting set itself, in every task and at
+# every $n$; SPEX decoding only up to $t$ = 2 must fail that check; illustrated (the AND,
+# weighted 4, tops every other term of a noiseless degree-3 function). **The shortcut task**
+# is reported as illustrated (by construction).
 
 
 # %%
@@ -274,27 +287,10 @@ d_short = {m: np.array(drops["shortcut", m])[:, 0] for m in METHODS}
 assert rec_at("fair", "SPEX", 3).min() == 1.0
 assert random_r3.mean() < 0.5  # the random floor is far from the ceiling
 runtime_s = time.perf_counter() - t_start
-claim(
-    "spex/3_interactions/fair_recovery_gain",
-    "On the fair multi-hop task (no shortcut, every method ranking sentences), SPEX's "
-    "Recovery-rate@3 is above the best marginal method's in every task",
-    paper="Recovery-rate@10 +6.2 to +9.2 % over marginal methods (HotpotQA)",
-    value=gap_fair,
-    check=greater(0.0),
-    verdict="not reproduced",
-    caveat="saturated by construction, not a scale effect: every method reaches the ceiling "
-    f"(mean gap {gap_fair.mean():.2f}) because each hop's Banzhaf value (1.0) is above every "
-    "distractor's (a main effect <= 0.6 plus <= 0.4 per pair term) in these noiseless planted "
-    "tasks, so marginal rankings find the hops too; the task cannot separate the methods",
-    over="(n, task) pairs",
-    seeds=len(CONFIG["tasks"]),
-    numbers={
-        "SPEX Recovery-rate@3": rec_at("fair", "SPEX", 3).mean(),
-        "best marginal": best_fair.mean(),
-        "random ranking": random_r3.mean(),
-    },
-    fmt=".2f",
-)
+fair_by_method = {m: rec_at("fair", m, 3).mean() for m in MARGINAL}
+fair_worst = min(MARGINAL, key=fair_by_method.get)
+print("fair task, mean Recovery-rate@3 per method:", fair_by_method, "gap", gap_fair.mean())
+print("largest distractor Banzhaf value per n:", {n: max(v) for n, v in top_distractor_bv.items()})
 claim(
     "spex/3_interactions/top_interaction_is_support",
     "On the fair task, SPEX's strongest Faith-Banzhaf interaction is exactly the set of three "
@@ -311,7 +307,6 @@ claim(
     seeds=len(CONFIG["tasks"]),
     fmt=".2f",
 )
-MID = [d for d in STRENGTHS if 1.0 < d < 4.0]
 best_hard = {d: np.max([hard[m][d] for m in MARGINAL], axis=0) for d in STRENGTHS}
 spex_mid = np.concatenate([hard["SPEX"][d] for d in MID])
 marg_mid = np.concatenate([best_hard[d] for d in MID])
@@ -369,6 +364,10 @@ claim(
 glue("fair_spex_r3", float(rec_at("fair", "SPEX", 3).mean()))
 glue("fair_marg_r3", float(best_fair.mean()))
 glue("fair_random_r3", float(random_r3.mean()))
+glue("fair_worst", fair_worst)
+glue("fair_worst_r3", float(fair_by_method[fair_worst]))
+glue("fair_gap", float(gap_fair.mean()))
+glue("max_distractor_bv", float(max(max(v) for v in top_distractor_bv.values())))
 glue("short_marg_r3", float(np.max([rec_at("shortcut", m, 3) for m in MARGINAL], 0).mean()))
 glue("spex_drop1", float(d_short["SPEX"].mean()))
 glue("marg_drop1", float(d_short[best_short].mean()))
