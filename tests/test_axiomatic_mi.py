@@ -160,6 +160,34 @@ def test_from_sat_mi_round_trip():
     copy = ami.TinyTransformer.from_sat_mi({k: v.detach() for k, v in sd.items()})
     tokens, _, _ = ami.generate_2cnf(4, seed=0)
     assert torch.allclose(copy(tokens), model(tokens), atol=1e-6)
+    assert (copy.n_vars, copy.n_clauses) == (5, 10)
+    with pytest.raises(ValueError, match="n_vars"):
+        ami.TinyTransformer.from_sat_mi({k: v.detach() for k, v in sd.items()}, n_vars=4)
+
+
+def test_load_checkpoint_rejects_a_non_dict(tmp_path):
+    torch.save(torch.zeros(3), tmp_path / "x.pth")
+    with pytest.raises(ValueError, match="path"):
+        ami.load_checkpoint(tmp_path / "x.pth")
+
+
+def test_gamma2_residual_options_and_batched_t1():
+    torch.set_num_threads(1)
+    model = ami.load_checkpoint()
+    fit, _, _ = ami.generate_2cnf(600, seed=7)
+    test, _, _ = ami.generate_2cnf(400, seed=8)
+    from icml25.axiomatic_mi import mechanism
+
+    full = mechanism._t1(model, test)
+    old, mechanism.BATCH = mechanism.BATCH, 64
+    try:
+        assert torch.allclose(mechanism._t1(model, test), full, atol=1e-5)
+    finally:
+        mechanism.BATCH = old
+    for residual, rule in (("resid_mid", "trees"), ("attention", "disjunction")):
+        interp = ami.transformer_interpretation(model, fit, residual=residual, neuron_rule=rule)
+        eps = ami.axiom_epsilons(interp, test).loc["hidden", "eps_component_replace"]
+        assert 0 <= eps <= 1
 
 
 def test_checkpoint_accuracy_and_mechanism():

@@ -23,8 +23,8 @@
 # residual is closest, in cosine, to the mean residual of the clause written there); the layer-2
 # neurons with a large direct effect on the SAT-minus-UNSAT logit (the *evaluating* neurons);
 # which assignments make each of them fire (the "enumeration" figure); and the 4-leaf decision
-# trees over the truth table that describe them. About a minute at `small` scale on one CPU
-# thread; set `os.environ["ICML25_SCALE"] = "large"` before the set-up cell for more formulas.
+# trees over the truth table that describe them. Its runtime is listed in the opener; set
+# `os.environ["ICML25_SCALE"] = "large"` before the set-up cell for more formulas.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -55,7 +55,6 @@ from sklearn.tree import export_text
 from icml25.axiomatic_mi import (
     TinyTransformer,
     clause_ids,
-    clause_means,
     fit_neuron_trees,
     generate_2cnf,
     load_checkpoint,
@@ -80,16 +79,29 @@ U = [f"x{v}" for v in range(5)] + [f"¬x{v}" for v in range(5)] + list("():su") 
 #
 # For each seed the interpretation (clause means, evaluating neurons, trees) is fitted on one set
 # of formulas and scored on another. An untrained model of the same architecture is the
-# accuracy's control; a parse that uses the token embeddings instead of layer 1's output is the
-# parse's control (at position 4i+2 the embedding knows only the second literal); a constant
-# predictor per neuron (its majority state on the fit set) is the trees' control.
+# accuracy's control, and also the parse's: the same cosine parse, with clause means fitted on
+# the untrained model's own layer-1 residuals, could in principle pass (a random layer mixes
+# the first literal into 4i+2 too), so its failure says the trained layer 1 does the parsing.
+# For the trees the score is the worst neuron's **balanced** accuracy (plain accuracy is near
+# its ceiling because the neurons fire rarely); its control is the same trees fitted to shuffled
+# firing labels.
 
 # %%
 coef = sat_coefficients(model)
 evaluating = np.flatnonzero(coef >= 2.9)
 res = {
     k: []
-    for k in ["acc", "acc_untrained", "parse", "parse_embed", "tree_min", "const_min", "bal_min"]
+    for k in [
+        "acc",
+        "acc_untrained",
+        "parse",
+        "parse_untrained",
+        "clause_untrained",
+        "tree_min",
+        "const_min",
+        "bal_min",
+        "bal_shuffled",
+    ]
 }
 for s in CONFIG["seeds"]:
     fit_tok, _, _ = generate_2cnf(CONFIG["n_fit"], seed=1000 + s)
@@ -104,12 +116,10 @@ for s in CONFIG["seeds"]:
     resid = t1(test_tok)
     ids = clause_ids(test_tok)
     res["parse"].append(float((interp.alphas[1](resid) == ids).all(1).mean()))
-    with torch.no_grad():  # the control: the same cosine parse on the input embeddings
-        emb = lambda x: model.embed(torch.as_tensor(x)) + model.pos  # noqa: E731
-        seen, means = clause_means(model, fit_tok, resid=emb(fit_tok))
-        at = torch.nn.functional.normalize(emb(test_tok)[:, 2:40:4], dim=-1)
-        parsed = seen[(at @ torch.nn.functional.normalize(means, dim=-1).T).argmax(-1).numpy()]
-    res["parse_embed"].append(float((parsed == ids).all(1).mean()))
+    u_interp = transformer_interpretation(untrained, fit_tok, evaluating=evaluating)
+    parsed = u_interp.alphas[1](u_interp.concrete[0](test_tok))  # the control's parse
+    res["parse_untrained"].append(float((parsed == ids).all(1).mean()))
+    res["clause_untrained"].append(float((parsed == ids).mean()))
     fires = interp.alphas[2](t2(resid))  # (N, 34) measured
     predicted = interp.abstract[1](ids)  # (N, 34) the trees
     res["tree_min"].append(float((fires == predicted).mean(0).min()))
@@ -118,6 +128,14 @@ for s in CONFIG["seeds"]:
     fit_fires = interp.alphas[2](t2(t1(fit_tok)))
     majority = fit_fires.mean(0) >= 0.5
     res["const_min"].append(float((fires == majority).mean(0).min()))
+    fit_tt = generate_2cnf(CONFIG["n_fit"], seed=1000 + s)[2]
+    shuffled = np.random.default_rng(s).permuted(fit_fires, axis=0).astype(float)
+    test_tt = generate_2cnf(CONFIG["n_test"], seed=2000 + s)[2]
+    bal_shuf = [
+        balanced_accuracy_score(fires[:, j], tree.predict(test_tt))
+        for j, tree in enumerate(fit_neuron_trees(fit_tt, shuffled, random_state=s))
+    ]
+    res["bal_shuffled"].append(float(np.min(bal_shuf)))
     if s == CONFIG["seeds"][0]:
         fit_tt0, fit_fires0 = generate_2cnf(CONFIG["n_fit"], seed=1000 + s)[2], fit_fires
         tree_acc_seed0 = (fires == predicted).mean(0)
@@ -142,7 +160,7 @@ fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"), width_ratios=[1
 im = axes[0].imshow(p0, cmap="viridis", vmin=0, vmax=1)
 axes[0].set_xlabel("attended position")
 axes[0].set_ylabel("attending position")
-axes[0].set_title("layer 1 (one head): 4i+2 attends to its clause")
+axes[0].set_title("layer 1 (one head)")
 fig.colorbar(im, ax=axes[0], fraction=0.046, label="mean attention")
 im = axes[1].imshow(p1, cmap="viridis", aspect="auto", vmin=0)
 axes[1].set_yticks(range(4), [f"head {h}" for h in range(4)])
@@ -181,12 +199,15 @@ axes[1].set_title("mean activation over formulas that a satisfies")
 fig.colorbar(im, ax=axes[1], fraction=0.046, label="mean activation")
 plotting.panel_labels(axes)
 plt.show()
+n_covered = int(np.unique(mean_given.argmax(0)).size)
+print(f"the columns' strongest assignments cover {n_covered} of the 32 assignments")
 
 # %% [markdown]
 # **What to see.** (a) A clear group of neurons stands apart from the bulk with a large positive
 # effect on the SAT logit. (b) Each of them fires on formulas satisfied by a few particular
-# assignments (a bright cell or two per column), and together the columns cover all 32
-# assignments: the layer enumerates assignments, and the output ORs the evaluating neurons.
+# assignments (a bright cell or two per column), and the columns' strongest assignments cover
+# most of the 32 (the count is printed above): the layer enumerates assignments, and the output
+# ORs the evaluating neurons.
 # Two of the decision trees that h_2 uses, fitted on the truth table, read as such checks:
 
 # %%
@@ -203,12 +224,13 @@ for j, tree in zip(busiest, trees, strict=True):
 # %% [markdown]
 # ## Claim check
 #
-# The trees' check is the weakest of the three: the evaluating neurons fire rarely, so plain
-# accuracy sits near its ceiling and a constant predictor comes within a hundredth of the 0.95
-# line. The caveat gives the balanced accuracy of the worst tree, which is the honest measure of
-# how well h_2 describes a neuron.
+# The network is one, the authors' checkpoint: the three seeds vary the fit and test formulas,
+# not the model, so every verdict here is "partly". The trees' check uses the worst neuron's
+# balanced accuracy: plain accuracy sits near its ceiling (a constant predictor reaches it to a
+# hundredth, shown next to the claim).
 
 # %%
+ONE_NET = "one network, the authors' checkpoint; 3 data/fit seeds; model seed not varied"
 claim(
     "axiomatic-mi/2_mechanism/accuracy",
     "The trained transformer decides 2-SAT on fresh balanced formulas with accuracy >= 0.98 in "
@@ -218,39 +240,48 @@ claim(
     check=greater(0.98),
     control=("untrained model", res["acc_untrained"]),
     verdict="partly",
-    caveat="the authors' checkpoint, evaluated on our generator; training it was not reproduced "
-    "(no GPU)",
+    caveat=ONE_NET + "; evaluated on our generator; training it was not reproduced (no GPU)",
     fmt=".4f",
 )
 claim(
     "axiomatic-mi/2_mechanism/parse_exact",
     "Layer 1 parses: the cosine parse at positions 4i+2 recovers all ten clauses of >= 99 % of "
-    "held-out formulas in every seed; the same parse on the token embeddings does not",
+    "held-out formulas in every seed; the same parse on an untrained model's layer 1 does not",
     paper="layer-1 prefix equivalence epsilon 3.7e-5 (0 disagreements on about 80k formulas)",
     value=res["parse"],
     check=greater(0.99),
-    control=("parse of the input embeddings", res["parse_embed"]),
-    verdict="reproduced",
-    caveat="the authors' checkpoint; clause means estimated from data, not from the weights",
+    control=("untrained model's layer 1", res["parse_untrained"]),
+    verdict="partly",
+    caveat=ONE_NET + "; clause means estimated from data, not from the weights",
+    numbers={
+        "untrained model: clauses parsed right (per clause)": np.mean(res["clause_untrained"])
+    },
     fmt=".4f",
 )
 claim(
     "axiomatic-mi/2_mechanism/trees_fit",
     "Every evaluating neuron is described by a 4-leaf decision tree over the truth table with "
-    "held-out accuracy >= 0.95 (the worst of them, in every seed); a constant predictor is not",
+    "held-out balanced accuracy > 0.55 (the worst of them, in every seed); trees fitted to "
+    "shuffled firing labels are not",
     paper="34 evaluating neurons, each checking satisfiability under a few assignments",
-    value=res["tree_min"],
-    check=greater(0.95),
-    control=("constant (majority) predictor", res["const_min"]),
+    value=res["bal_min"],
+    check=greater(0.55),
+    control=("trees on shuffled labels", res["bal_shuffled"]),
     verdict="partly",
-    caveat="accuracy is near its ceiling: each neuron fires on only a few per cent of formulas, "
-    f"so the constant predictor reaches {np.mean(res['const_min']):.3f} on the worst neuron; the "
-    f"worst tree's balanced accuracy is {np.min(res['bal_min']):.2f} to "
-    f"{np.max(res['bal_min']):.2f} over the seeds (the authors' checkpoint)",
+    caveat=ONE_NET + "; the worst neuron is described only loosely (balanced accuracy well "
+    "below 1), and plain accuracy is near its ceiling",
+    numbers={
+        "evaluating neurons (paper 34)": len(evaluating),
+        "worst tree, plain accuracy": np.mean(res["tree_min"]),
+        "constant predictor, plain accuracy": np.mean(res["const_min"]),
+    },
     fmt=".4f",
 )
 runtime_s = time.perf_counter() - t_start
 assert len(evaluating) > 0 and np.isfinite(coef).all()
+assert 16 < n_covered <= 32, n_covered
+glue("n_covered", n_covered, display=False)
+glue("bal_min_mean", float(np.mean(res["bal_min"])), display=False)
 glue("n_evaluating", int(len(evaluating)), display=False)
 glue("acc_mean", float(np.mean(res["acc"])), display=False)
 glue("parse_mean", float(np.mean(res["parse"])), display=False)

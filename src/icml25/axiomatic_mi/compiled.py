@@ -4,7 +4,7 @@ t_1 parses each clause into a one-hot over clause ids, (N, m, K) with K = (2 n_v
 t_2 has one ReLU neuron per assignment a, activation ReLU(b_a − Σ_k W[a, k] c_k) with c_k the
 number of clauses with id k, W[a, k] = 1 if a violates clause k and b_a = 1, so the neuron is 1
 when a satisfies every clause and 0 otherwise, (N, 2^n); t_3 is the OR, Σ_a act_a > 1/2, (N,).
-The interpretation: h_1 = sorted clause ids, h_2 = truth table, h_3 = OR.
+The interpretation: h_1 = the clause ids in clause order, h_2 = truth table, h_3 = OR.
 """
 
 from __future__ import annotations
@@ -93,7 +93,8 @@ def compiled_interpretation(
 ) -> Interpretation:
     """The exact interpretation of :func:`compiled_2sat_model`, optionally made wrong.
 
-    h_1 = sorted clause ids (N, m); h_2 = truth table (N, 2^n), with the assignments in ``drop``
+    h_1 = the clause ids (N, m) in clause order (each id orders its own two literals);
+    h_2 = truth table (N, 2^n), with the assignments in ``drop``
     forced to False; h_3 = ``"or"`` (any) or ``"and"`` (all) of h_2. α_1 = argmax of the one-hot,
     α_2 = activation ≥ 1/2; γ_1 = one-hot of the ids, γ_2 = the Boolean as 0.0 / 1.0.
     """

@@ -50,12 +50,25 @@ def sat_coefficients(model: TinyTransformer) -> np.ndarray:
     return (direction @ model.blocks[-1].mlp_out.weight.detach()).cpu().numpy()
 
 
+BATCH = 4096
+
+
 def _t1(model: TinyTransformer, tokens: np.ndarray) -> torch.Tensor:
+    """Embeddings + block 0, in batches of :data:`BATCH` formulas -> (N, L, d)."""
+    out = []
+    block = model.blocks[0]
     with torch.no_grad():
-        x = model.embed(model._tokens(tokens)) + model.pos
-        block = model.blocks[0]
-        mid = x + block.attend(x)[0]
-        return mid + block.mlp_out(torch.relu(block.mlp_in(mid)))
+        for start in range(0, len(tokens), BATCH):
+            x = model.embed(model._tokens(tokens[start : start + BATCH])) + model.pos
+            mid = x + block.attend(x)[0]
+            out.append(mid + block.mlp_out(torch.relu(block.mlp_in(mid))))
+    return torch.cat(out)
+
+
+def _attention_out(model: TinyTransformer, resid: torch.Tensor) -> torch.Tensor:
+    """Block 1's attention output at the last position (without the skip), (N, d)."""
+    with torch.no_grad():
+        return model.blocks[1].attend(resid, last_only=True)[0][:, 0]
 
 
 def _t2(model: TinyTransformer, resid: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -96,9 +109,11 @@ def fit_neuron_trees(
     activations: object,
     threshold: float = 0.5,
     max_leaf_nodes: int = 4,
+    random_state: int = 0,
 ) -> list[DecisionTreeClassifier]:
     """One ``DecisionTreeClassifier(max_leaf_nodes)`` per neuron (column of ``activations``,
-    (N, J)) predicting activation ≥ ``threshold`` from the truth table φ (N, 2^n) of 0/1."""
+    (N, J)) predicting activation ≥ ``threshold`` from the truth table φ (N, 2^n) of 0/1;
+    ``random_state`` breaks ties between equally good splits."""
     tt = np.asarray(truth_tables)
     if tt.ndim != 2 or tt.size == 0 or not (tt.dtype == bool or np.isin(tt, (0, 1)).all()):
         raise ValueError("truth_tables must be a non-empty (N, 2^n) array of 0/1 or bool")
@@ -107,9 +122,10 @@ def fit_neuron_trees(
         raise ValueError(f"activations must have {tt.shape[0]} rows, got {act.shape[0]}")
     threshold = check_real("threshold", threshold)
     max_leaf_nodes = check_int("max_leaf_nodes", max_leaf_nodes, 2)
+    random_state = check_seed("random_state", random_state)
     trees = []
     for j in range(act.shape[1]):
-        tree = DecisionTreeClassifier(max_leaf_nodes=max_leaf_nodes, random_state=0)
+        tree = DecisionTreeClassifier(max_leaf_nodes=max_leaf_nodes, random_state=random_state)
         trees.append(tree.fit(tt, act[:, j] >= threshold))
     return trees
 
@@ -121,6 +137,8 @@ def transformer_interpretation(
     high: float | str = 2.0,
     max_leaf_nodes: int = 4,
     seed: int = 0,
+    residual: str = "resid_mid",
+    neuron_rule: str = "trees",
 ) -> Interpretation:
     """Fit the interpretation's α, γ and h_2 on ``tokens`` (N, L) and return it.
 
@@ -128,6 +146,9 @@ def transformer_interpretation(
     :func:`sat_coefficients`); ``high``: γ_2's activation of a firing neuron, a number, or
     ``"mean"`` (each neuron's mean activation over the fit formulas on which it fires).
     ``seed`` is the decision trees' ``random_state`` (ties between equally good splits).
+    ``residual``: the residual stream that γ_2 returns next to the activations: ``"resid_mid"``
+    (the mean of block 1's residual after attention, the state t_2 passes on) or
+    ``"attention"`` (the mean of block 1's attention output alone, as in the authors' code).
     """
     check_instance("model", model, TinyTransformer)
     if len(model.blocks) != 2:
@@ -156,13 +177,18 @@ def transformer_interpretation(
         high = check_real("high", high, 0.0)
     max_leaf_nodes = check_int("max_leaf_nodes", max_leaf_nodes, 2)
     seed = check_seed("seed", seed)
+    if residual not in ("resid_mid", "attention"):
+        raise ValueError(f"residual must be 'resid_mid' or 'attention', got {residual!r}")
+    if neuron_rule not in ("trees", "disjunction"):
+        raise ValueError(f"neuron_rule must be 'trees' or 'disjunction', got {neuron_rule!r}")
     n_vars, m = model.n_vars, model.n_clauses
 
     resid = _t1(model, tokens)
     seen, means = clause_means(model, tokens, resid)
     mean_resid = resid.mean(0)
     mid, hidden = _t2(model, resid)
-    mean_mid, mean_hidden = mid.mean(0), hidden.mean(0)
+    mean_hidden = hidden.mean(0)
+    mean_mid = mid.mean(0) if residual == "resid_mid" else _attention_out(model, resid).mean(0)
     act = hidden[:, units].numpy()
     fires = act >= 0.5
     if high == "mean":
@@ -171,10 +197,12 @@ def transformer_interpretation(
         level = np.full(units.size, high)
     level = torch.as_tensor(level, dtype=mean_hidden.dtype)
     phi = truth_tables(clause_ids(tokens, n_vars), n_vars)
-    trees = []
-    for j in range(units.size):
-        tree = DecisionTreeClassifier(max_leaf_nodes=max_leaf_nodes, random_state=seed)
-        trees.append(tree.fit(phi, fires[:, j]))
+    trees = fit_neuron_trees(phi, act, 0.5, max_leaf_nodes, random_state=seed)
+    sat_by = phi.astype(bool)  # (N, 2^n)
+    rate = (sat_by.T.astype(float) @ fires) / np.maximum(sat_by.sum(0), 1)[:, None]  # (2^n, J)
+    sets = [
+        np.flatnonzero(r >= 0.5) if (r >= 0.5).any() else np.array([r.argmax()]) for r in rate.T
+    ]
     unit_means = torch.nn.functional.normalize(means, dim=-1)
 
     def alpha1(r: torch.Tensor) -> np.ndarray:
@@ -193,6 +221,9 @@ def transformer_interpretation(
 
     def h2(ids: np.ndarray) -> np.ndarray:
         features = truth_tables(ids, n_vars)
+        if neuron_rule == "disjunction":
+            on = features.astype(bool)
+            return np.stack([on[:, S].any(axis=1) for S in sets], axis=1)
         return np.stack([tree.predict(features) for tree in trees], axis=1).astype(bool)
 
     def gamma2(on: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:

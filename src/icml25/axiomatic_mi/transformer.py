@@ -132,8 +132,14 @@ class TinyTransformer(nn.Module):
         return np.concatenate(out)
 
     @classmethod
-    def from_sat_mi(cls, state_dict: dict, n_vars: int = 5, n_clauses: int = 10) -> TinyTransformer:
-        """Build the model from a state dict of the official code (keys ``embed.W_E`` ...)."""
+    def from_sat_mi(
+        cls, state_dict: dict, n_vars: int | None = None, n_clauses: int | None = None
+    ) -> TinyTransformer:
+        """Build the model from a state dict of the official code (keys ``embed.W_E`` ...).
+
+        ``n_vars`` and ``n_clauses`` default to what the weights imply (vocabulary 2n + 6 =
+        ``W_E.shape[1]``, sequence length 4m + 1 = ``W_pos.shape[0]``); given, they must match.
+        """
         check_instance("state_dict", state_dict, dict)
         if "model" in state_dict and isinstance(state_dict["model"], dict):
             state_dict = state_dict["model"]
@@ -144,6 +150,16 @@ class TinyTransformer(nn.Module):
             d_mlp = state_dict["blocks.0.mlp.W_in"].shape[0]
         except (KeyError, ValueError, AttributeError) as err:
             raise ValueError(f"state_dict is not a sat-mi transformer state dict ({err})") from None
+        vocab, length = int(W_E.shape[1]), int(state_dict["pos_embed.W_pos"].shape[0])
+        if (vocab - 6) % 2 or vocab < 8 or (length - 1) % 4 or length < 5:
+            raise ValueError(
+                f"state_dict has vocabulary {vocab} and length {length}: not 2n + 6 and 4m + 1"
+            )
+        implied = {"n_vars": (vocab - 6) // 2, "n_clauses": (length - 1) // 4}
+        for name, given in (("n_vars", n_vars), ("n_clauses", n_clauses)):
+            if given is not None and check_int(name, given, 1) != implied[name]:
+                raise ValueError(f"{name}={given} but the state dict implies {implied[name]}")
+        n_vars, n_clauses = implied["n_vars"], implied["n_clauses"]
         model = cls(n_vars, n_clauses, W_E.shape[0], heads, d_mlp)
         ours = {"embed.weight": W_E.T, "pos": state_dict["pos_embed.W_pos"]}
         ours["unembed.weight"] = state_dict["unembed.W_U"].T
@@ -227,6 +243,8 @@ def load_checkpoint(path: str | Path | None = None) -> TinyTransformer:
     if not path.is_file():
         raise ValueError(f"path {path} is not a checkpoint file")
     state = torch.load(path, map_location="cpu", weights_only=True)
+    if not isinstance(state, dict):
+        raise ValueError(f"path {path} holds a {type(state).__name__}, not a state dict")
     if isinstance(state, dict) and "embed.W_E" in state.get("model", state):
         return TinyTransformer.from_sat_mi(state)
     model = TinyTransformer()
