@@ -164,7 +164,7 @@ for k, (residual, label) in enumerate(
 axes[1].scatter([0, 3], [0.0128, 0.249], color="k", marker="_", s=300, zorder=3, label="paper")
 axes[1].set_xticks(x, [str(h) for h in HIGHS])
 axes[1].set_yscale("log")
-axes[1].set_ylim(top=2)
+axes[1].set_ylim(1e-3, 2)
 axes[1].set_xlabel(r"$\gamma_2$'s activation for a firing neuron")
 axes[1].set_ylabel("hidden-layer replaceability ε")
 axes[1].set_title("Without amplification (0.5) replaceability fails")
