@@ -83,15 +83,16 @@ def test_prompt_consistency_oracle_vs_random():
     good = {**BENIGN, "font": "DejaVuSans", "weight": 0, "slant": 0.0, "rotation": 0}
     good["aspect"] = 1.0
     pcs = [
-        sx.prompt_consistency({**good, "char": str(c)}, c, gen, victim, 8, c)[0]
-        for c in (0, 2, 3, 6)
+        sx.prompt_consistency({**good, "char": str(c)}, c, gen, victim, 8, c)[0] for c in range(10)
     ]
     rng = np.random.default_rng(1)
     rand = [
         sx.prompt_consistency(gen.random_prompt(rng), c % 10, gen, victim, 8, c)[0]
         for c in range(40)
     ]
-    assert np.mean(pcs) >= 0.6 and np.mean(rand) <= 0.2
+    # over all ten classes plain class-name glyphs are right about half the time (notebook 1:
+    # plain style 0.53), random prompts rarely
+    assert np.mean(pcs) >= np.mean(rand) + 0.3 and np.mean(rand) <= 0.2, (pcs, rand)
     pc, img, lab = sx.prompt_consistency(good | {"char": "0"}, 0, gen, victim, 5, 0)
     assert 0 <= pc <= 1 and img.shape == (5, 64) and lab.shape == (5,)
 
@@ -174,6 +175,30 @@ def test_equal_budget_across_methods():
         assert len(X) == len(y) == victim.n_queries
     spread = (max(calls.values()) - min(calls.values())) / max(calls.values())
     assert spread <= 0.01 and max(calls.values()) <= 100, calls
+    victim.reset()  # the one-image path at the matched budget (B // M) M per class
+    X, y = sx.baseline_attack("random", victim, gen, (10 // 4) * 4, m=1)
+    assert victim.n_queries == calls["stealix"] == len(X), calls
+
+
+def test_elite_is_kept_and_best_prompt_was_evaluated():
+    *_, victim, gen = _world()
+    victim.reset()
+    _, _, log = sx.stealix_attack(victim, gen, _vlm(), _seeds(), 24, pop_size=2, m=4, seed=0)
+    # three generations of two: the elite of each generation is evaluated again in the next
+    assert all(len(row) == 3 for row in log["pc_mean"])
+    assert all(share >= 2 / 6 for share in log["repeat_share"]), log["repeat_share"]
+    for p in log["best_prompt"]:
+        assert gen.check_prompt(p) == p
+
+
+def test_random_surrogate_well_below_oracle():
+    Xtr, _, Xte, yte, victim, gen = _world()
+    agree = {}
+    for kind in ("random", "oracle"):
+        victim.reset()
+        X, y = sx.baseline_attack(kind, victim, gen, 32, pool=Xtr, m=4, seed=0)
+        agree[kind] = sx.evaluate_surrogate(sx.train_surrogate(X, y), victim, Xte, yte)["agreement"]
+    assert agree["random"] <= agree["oracle"] - 0.2, agree
 
 
 def test_oracle_surrogate_reaches_090():

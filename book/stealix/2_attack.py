@@ -22,7 +22,9 @@
 # consistency; the baselines draw random prompts, use the class names, augment the seeds, invert
 # the seeds without feedback, query rendered letters (Knockoff), or query real digits (the
 # oracle, an upper bound). Scores: agreement with the victim and accuracy on the digits test
-# split, over three seeds (seed images, generator streams and surrogates).
+# split, over `len(CONFIG["seeds"])` seeds of the seed images, generator streams and surrogates;
+# the victim, its data split and the dual encoder are trained once (seed 0) and shared by all
+# seeds, so the spread does not include a new victim.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -88,13 +90,17 @@ METHODS = {
     "random prompts (M images)": "random",
     "random prompts (1 image)": "random1",
     "class names": "classname",
+    "class names, plain context": "classname_plain",
     "Knockoff (letters)": "knockoff",
     "oracle (real digits)": "oracle",
 }
-COLORS = dict(zip(METHODS, [plotting.PALETTE[i] for i in (0, 1, 2, 7, 9, 3, 8, 4)], strict=False))
+COLORS = dict(
+    zip(METHODS, [plotting.PALETTE[i] for i in (0, 1, 2, 7, 9, 3, 5, 8, 4)], strict=False)
+)
 m, pop = CONFIG["m"], CONFIG["pop_size"]
 res = {(b, k): {"agreement": [], "acc": []} for b in CONFIG["budgets"] for k in METHODS}
-logs, calls = {}, {}
+logs, nopc_logs, calls = {}, {}, {}
+b_max = max(CONFIG["budgets"])
 for s in CONFIG["seeds"]:
     rs = np.random.default_rng(100 + s)
     seeds = np.stack([Xtr[rs.choice(np.flatnonzero(ytr == c))] for c in range(10)])
@@ -104,14 +110,19 @@ for s in CONFIG["seeds"]:
             if kind == "ours":
                 X, y, log = stealix_attack(victim, gen, vlm, seeds, b, pop, m, seed=s)
                 logs[(b, s)] = log
-            elif kind == "random1":
-                X, y = baseline_attack("random", victim, gen, b, m=1, seed=s)
+            elif kind == "random1":  # the same budget as Stealix's, (B // M) M per class
+                X, y = baseline_attack("random", victim, gen, (b // m) * m, m=1, seed=s)
             else:
                 X, y = baseline_attack(kind, victim, gen, b, seeds, vlm, Xtr, m=m, seed=s)
             calls[(b, s, name)] = victim.n_queries
             r = evaluate_surrogate(train_surrogate(X, y, seed=s), victim, Xte, yte)
             for key in r:
                 res[(b, name)][key].append(r[key])
+        if b == b_max:  # the no-PC ablation's PC trajectory, the control of F2
+            victim.reset()
+            nopc_logs[s] = stealix_attack(
+                victim, gen, vlm, seeds, b, pop, m, ablation="no_pc", seed=s
+            )[2]
 res = {k: {kk: np.array(vv) for kk, vv in v.items()} for k, v in res.items()}
 for b in CONFIG["budgets"]:
     print(b, {k: round(float(res[(b, k)]["agreement"].mean()), 3) for k in METHODS})
@@ -144,39 +155,44 @@ axes[1].legend(fontsize=7, loc="lower right")
 plotting.panel_labels(axes)
 fig.suptitle(
     "F1: at equal budget Stealix beats random and class-name prompts; "
-    "the seeds inverted without feedback do as well or better"
+    "the seeds inverted without feedback and augmented seeds do better"
 )
 plt.show()
 
 # %% [markdown]
-# **What to see.** Lines are the mean over three seeds, bands ± one sd. The oracle (real digits,
+# **What to see.** Lines are the mean over the seeds, bands ± one sd. The oracle (real digits,
 # dashed) is on top at every budget. Stealix is well above random prompts, class names and
-# rendered letters at every budget. But its own starting point, the seeds inverted to prompts
-# without any victim feedback, is as good or better, and so are augmented seeds: in this world
-# the one real image per class carries most of what the attack needs.
+# rendered letters at every budget, but none of those is a baseline of the paper, and the ranking
+# is partly built into this world (its context slots; see the opener). Against the strongest
+# baselines it loses: its own starting point, the seeds inverted to prompts without any victim
+# feedback, and the augmented seeds are ahead at every budget: in this world the one real image
+# per class carries most of what the attack needs.
 
 # %% [markdown]
 # ## Inside the loop: prompt consistency per generation (F2)
 
 # %%
-b_max = max(CONFIG["budgets"])
 pc_mean = np.array([np.mean(logs[(b_max, s)]["pc_mean"], axis=0) for s in CONFIG["seeds"]])
 pc_max = np.array([np.mean(logs[(b_max, s)]["pc_max"], axis=0) for s in CONFIG["seeds"]])
+nopc_mean = np.array([np.mean(nopc_logs[s]["pc_mean"], axis=0) for s in CONFIG["seeds"]])
+repeat = np.array([np.mean(logs[(b_max, s)]["repeat_share"]) for s in CONFIG["seeds"]])
+repeat_b0 = np.array(
+    [np.mean(logs[(min(CONFIG["budgets"]), s)]["repeat_share"]) for s in CONFIG["seeds"]]
+)
 # random prompts' PC for comparison (analysis queries, outside every attack's budget)
-rand_pc, rand_pc2 = [], []
+rand_pc = []
 for s in CONFIG["seeds"]:
     rng = np.random.default_rng(500 + s)
-    for out in (rand_pc, rand_pc2):
-        pcs = [
-            prompt_consistency(gen.random_prompt(rng), c, gen, victim, m, int(rng.integers(2**31)))[
-                0
-            ]
-            for c in range(10)
-            for _ in range(pop)
-        ]
-        out.append(float(np.mean(pcs)))
+    pcs = [
+        prompt_consistency(gen.random_prompt(rng), c, gen, victim, m, int(rng.integers(2**31)))[0]
+        for c in range(10)
+        for _ in range(pop)
+    ]
+    rand_pc.append(float(np.mean(pcs)))
 victim.reset()
-rand_pc, rand_pc2 = np.array(rand_pc), np.array(rand_pc2)
+rand_pc = np.array(rand_pc)
+print("no-PC ablation, PC per generation:\n", nopc_mean.round(2))
+print("share of PC evaluations on an already evaluated prompt:", repeat.round(3))
 print("PC per generation (mean over classes), seeds x generations:\n", pc_mean.round(2))
 
 # %% tags=["hide-input"]
@@ -185,6 +201,9 @@ gens = np.arange(pc_mean.shape[1])
 for arr, lab, ls in ((pc_mean, "population mean PC", "-"), (pc_max, "population max PC", "--")):
     ax.plot(gens, arr.mean(0), ls, marker="o", color=plotting.PALETTE[0], label=lab)
     ax.fill_between(gens, arr.min(0), arr.max(0), color=plotting.PALETTE[0], alpha=0.12)
+ax.plot(
+    gens, nopc_mean.mean(0), marker="s", color=plotting.PALETTE[2], label="no PC selection, mean"
+)
 ax.axhline(rand_pc.mean(), color=plotting.PALETTE[7], ls=":", label="random prompts")
 ax.set(
     xlabel="generation",
@@ -198,9 +217,11 @@ plt.show()
 
 # %% [markdown]
 # **What to see.** Generation 0 is the inverted seeds; the victim's feedback then raises both the
-# mean and the best PC of the population (bands: range over three seeds), far above random
-# prompts (dotted). Higher PC means more of the queried images carry the class's label, i.e.
-# *precision*; whether it also buys agreement is the question of F1 and notebook 3.
+# mean and the best PC of the population (bands: range over the seeds), far above random
+# prompts (dotted). Without PC selection (green: parents and elite drawn uniformly) the mean PC
+# does not rise the same way: the rise is the fitness's doing. Higher PC means more of the
+# queried images carry the class's label, i.e. *precision*; whether it also buys agreement is
+# the question of F1 and notebook 3.
 
 # %% [markdown]
 # ## Seed → evolved prompt → images (F4)
@@ -210,10 +231,14 @@ log = logs[(b_max, 0)]
 rs = np.random.default_rng(100)
 seeds0 = np.stack([Xtr[rs.choice(np.flatnonzero(ytr == c))] for c in range(10)])
 fig, axes = plt.subplots(10, 5, figsize=(7, 13))
+f4_right, f4_plain, f4_digit = 0, 0, 0
 for c in range(10):
     p = log["best_prompt"][c]
     imgs = gen.generate(p, 4, seed=900 + c)
     labs = victim._labels(imgs)
+    f4_right += int(np.sum(labs == c))
+    f4_plain += int(p["background"] == "none" and p["polarity"] == "normal")
+    f4_digit += int(p["char"] == str(c))
     axes[c, 0].imshow(seeds0[c].reshape(8, 8), cmap="gray_r", vmin=0, vmax=16)
     axes[c, 0].set_ylabel(f"class {c}")
     for j in range(4):
@@ -232,30 +257,42 @@ axes[0, 0].set_title("real seed", fontsize=8)
 fig.suptitle("F4: each class's best evolved prompt and four renderings, with the victim's label")
 plt.show()
 victim.reset()
+glue("f4_right", f4_right)
+glue("f4_plain", f4_plain)
+glue("f4_digit", f4_digit)
 
 # %% [markdown]
-# **What to see.** The evolved prompts keep a plain context and pick characters and styles that
-# the victim labels as the class, often not the digit itself: the attack optimises what the
-# victim answers, not what a human would call a 3. (The labels under the images are read
-# without counting, for the figure only.)
+# **What to see.** Each row's prompt is the one with the highest mean PC over its evaluations
+# (seed 0, $B$ = {glue:text}`b_max`). The victim labels {glue:text}`f4_right` of the 40
+# renderings as the row's class; {glue:text}`f4_plain` of the 10 prompts have no background and
+# normal polarity, and only {glue:text}`f4_digit` uses the class's own digit. Some rows are
+# clear successes (an 'o' for 0, an 'i' for 1, an 'a' for 4); others are not: the victim reads
+# class 3's 'j' mostly as 5, class 6's 'L' mostly as 1 and class 8's 'r' mostly as 4. The attack
+# optimises what the victim answers, not what a human would call a 3, and within this budget it
+# does not succeed for every class. (The labels under the images are read without counting, for
+# the figure only.)
 
 # %% [markdown]
 # ## Claim check
 #
 # (1) Evolved prompts' consistency: the last generation's mean PC exceeds random prompts' by more
-# than 0.2 on every seed (a second draw of random prompts, the null control, fails). (2) It
-# rises: last minus first generation > 0.05 on every seed (the null control: two draws of random
-# prompts). (3) At the smallest budget Stealix's agreement beats random prompts with M images
-# each by more than the spread over seeds (a second random draw fails). (4) The paper's
-# comparison with an inversion-style baseline is **not reproduced**: at the smallest budget
-# Stealix does not beat the seeds inverted without feedback. Class names, one-image random
-# prompts and the larger budgets are reported as measured.
+# than 0.2 on every seed (the control, generation 0, the seeds inverted without feedback, fails).
+# (2) It rises: last minus first generation > 0.05 on every seed (the control, the same loop with
+# parents and elite drawn uniformly, no PC selection, fails). (3) The paper's headline, Stealix
+# beats the baselines at equal budget, is **not reproduced**: at the smallest budget Stealix does
+# not beat the best baseline (inversion only or seed augmentation, per seed) by 0.02.
+# (4) Against random prompts, not a baseline of the paper, Stealix wins by more than 0.1, a
+# margin fixed before the run (a second draw of random prompts fails). (5) The oracle (real
+# digits) is on top of every method at every budget (seed augmentation, the strongest other
+# method, in its place fails). Class names and one-image random prompts are reported as measured.
 
 # %%
 runtime_s = time.perf_counter() - t_start
 assert len(set(calls.values()) - {(b // m) * m * 10 for b in CONFIG["budgets"]}) == 0, calls
+n_seeds = len(CONFIG["seeds"])
 b0 = min(CONFIG["budgets"])
 ag = {k: res[(b0, k)]["agreement"] for k in METHODS}
+ONCE = "the victim, its split and the dual encoder are trained once (seed 0) for all seeds"
 claim(
     "stealix/2_attack/pc_above_random",
     "Evolved prompts are far more consistent than random prompts: last-generation mean PC "
@@ -263,9 +300,10 @@ claim(
     paper="PC of evolved prompts rises; random or poor prompts have low PC",
     value=pc_mean[:, -1],
     check=greater(rand_pc, by=0.2, label="random prompts' PC"),
-    control=("a second draw of random prompts", rand_pc2),
+    control=("generation 0 (inverted seeds, no feedback)", pc_mean[:, 0]),
     verdict="reproduced",
-    numbers={"generation 0 (inverted seeds)": pc_mean[:, 0], "random prompts": rand_pc},
+    caveat=f"seeds vary the seed images, streams and surrogate; {ONCE}",
+    numbers={"random prompts": rand_pc},
     fmt=".3f",
 )
 claim(
@@ -274,12 +312,47 @@ claim(
     paper="PC increases as prompts evolve (the GA's fitness)",
     value=pc_mean[:, -1] - pc_mean[:, 0],
     check=greater(0.05),
-    control=("two draws of random prompts", rand_pc2 - rand_pc),
+    control=("no PC selection (uniform parents and elite)", nopc_mean[:, -1] - nopc_mean[:, 0]),
     verdict="reproduced",
+    caveat=f"seeds vary the seed images, streams and surrogate; {ONCE}",
     numbers={"best PC, last generation": pc_max[:, -1]},
     fmt=".3f",
 )
-sd0 = float(np.std(ag["Stealix"] - ag["random prompts (M images)"], ddof=1))
+best_base = np.maximum(ag["inversion only"], ag["seed augmentation"])
+gap_best = ag["Stealix"] - best_base
+lead = {
+    b: np.mean(
+        [
+            np.maximum(
+                res[(b, "inversion only")]["agreement"], res[(b, "seed augmentation")]["agreement"]
+            )
+            - res[(b, "Stealix")]["agreement"]
+        ]
+    )
+    for b in CONFIG["budgets"]
+}
+claim(
+    "stealix/2_attack/beats_best_baseline_low_budget",
+    f"At the smallest budget (B = {b0} per class) Stealix's surrogate agrees with the victim "
+    "more than the best baseline's (inversion only or seed augmentation, per seed) by 0.02",
+    paper="Stealix beats every baseline at equal budget, most at low budgets "
+    "(up to +22.2 % accuracy, Table 1)",
+    value=ag["Stealix"],
+    check=greater(best_base, by=0.02, label="best baseline"),
+    verdict="not reproduced",
+    caveat=f"Stealix {ag['Stealix'].mean():.3f} vs best baseline {best_base.mean():.3f} "
+    f"(gap {gap_best.mean():+.3f}, {n_seeds} seeds; {ONCE}); the baselines stay ahead at every "
+    f"budget. Likely reason: with pop_size {pop} the elite is evaluated again every "
+    f"generation, so {repeat_b0.mean():.0%} of Stealix's PC evaluations at B = {b0} "
+    f"({repeat.mean():.0%} at B = {b_max}) re-query a prompt already queried, while the "
+    "baselines spend every query on a fresh prompt or image of the seed",
+    numbers={
+        "inversion only": ag["inversion only"],
+        "seed augmentation": ag["seed augmentation"],
+        **{f"best baseline minus Stealix, B = {b}": v for b, v in lead.items()},
+    },
+    fmt=".3f",
+)
 rand_again = []
 for s in CONFIG["seeds"]:
     X, y = baseline_attack("random", victim, gen, b0, m=m, seed=1000 + s)
@@ -289,44 +362,74 @@ victim.reset()
 claim(
     "stealix/2_attack/beats_random_low_budget",
     f"At the smallest budget (B = {b0} per class) Stealix's surrogate agrees with the victim "
-    "more than one trained on random prompts, by more than the seed spread",
-    paper="Stealix beats baselines at equal budget, most at low budgets (up to +22.2 % acc.)",
+    "more than one trained on random prompts, by more than 0.1 (a margin fixed in advance)",
+    paper="random prompts (not a paper baseline)",
     value=ag["Stealix"],
-    check=greater(ag["random prompts (M images)"], by=sd0, label="random prompts (M images)"),
+    check=greater(ag["random prompts (M images)"], by=0.1, label="random prompts (M images)"),
     control=("random prompts, another draw", np.array(rand_again)),
     verdict="reproduced",
+    caveat="the ranking is partly built into the world: its context slots were added because "
+    "without them random prompts out-stole Stealix, and random context makes random prompts "
+    f"poor; {ONCE}",
     numbers={
-        "class names": ag["class names"],
+        "class names (random context)": ag["class names"],
+        "class names, plain context": ag["class names, plain context"],
         "random prompts, 1 image each": ag["random prompts (1 image)"],
         "Knockoff (letters)": ag["Knockoff (letters)"],
-        "seed augmentation": ag["seed augmentation"],
-        "oracle": ag["oracle (real digits)"],
         f"Stealix at B = {b_max}": res[(b_max, "Stealix")]["agreement"],
         f"random at B = {b_max}": res[(b_max, "random prompts (M images)")]["agreement"],
     },
     fmt=".3f",
 )
+others = [k for k in METHODS if not k.startswith("oracle")]
+
+
+def margin(top: str) -> np.ndarray:
+    """Per seed: the smallest lead of method ``top`` over every other method at every budget."""
+    rest = [k for k in others if k != top]
+    return np.min(
+        [res[(b, top)]["agreement"] - res[(b, k)]["agreement"] for b in bs for k in rest], axis=0
+    )
+
+
 claim(
-    "stealix/2_attack/beats_inversion_low_budget",
-    f"At the smallest budget (B = {b0}) Stealix beats the inversion-only baseline (the seeds "
-    "inverted to prompts, no victim feedback) by more than 0.02",
-    paper="Stealix beats DA-Fusion-style inversion at equal budget (Table 1)",
-    value=ag["Stealix"],
-    check=greater(ag["inversion only"], by=0.02, label="inversion only"),
-    verdict="not reproduced",
-    caveat=f"Stealix {ag['Stealix'].mean():.3f} vs inversion only "
-    f"{ag['inversion only'].mean():.3f} (3 seeds): the victim's feedback raises PC, but in "
-    "this world that does not buy agreement over the inverted seeds, whose diversity is "
-    "not measured here; likely reason: on 8x8 glyphs diverse, roughly right queries already "
-    "inform the surrogate",
+    "stealix/2_attack/oracle_on_top",
+    "The oracle (real digits) agrees with the victim more than every method at every budget",
+    paper="real data is the upper bound of the stealing methods",
+    value=np.min(
+        [
+            res[(b, "oracle (real digits)")]["agreement"] - res[(b, k)]["agreement"]
+            for b in bs
+            for k in others
+        ],
+        axis=0,
+    ),
+    check=greater(0.0),
+    control=("seed augmentation in the oracle's place", margin("seed augmentation")),
+    verdict="reproduced",
+    caveat=ONCE,
     fmt=".3f",
 )
 glue("ag_stealix_b0", float(ag["Stealix"].mean()))
 glue("ag_inversion_b0", float(ag["inversion only"].mean()))
+glue("ag_seedaug_b0", float(ag["seed augmentation"].mean()))
+glue("ag_best_b0", float(best_base.mean()))
+glue("gap_best_b0", float(gap_best.mean()))
 glue("ag_random_b0", float(ag["random prompts (M images)"].mean()))
 glue("ag_classname_b0", float(ag["class names"].mean()))
+glue("ag_classname_plain_b0", float(ag["class names, plain context"].mean()))
 glue("ag_oracle_b0", float(ag["oracle (real digits)"].mean()))
+glue("repeat_b0", float(repeat_b0.mean()))
 acc_gain = res[(b0, "Stealix")]["acc"] - res[(b0, "random prompts (M images)")]["acc"]
 glue("acc_gain_random_b0", float(acc_gain.mean()))
 glue("b0", b0)
+glue("b_max", b_max)
+glue("budgets", ", ".join(str(b) for b in CONFIG["budgets"]))
+glue("n_seeds", n_seeds)
+glue("pop_size", pop)
+glue("m", m)
+glue("vlm_pairs", VLM[SCALE]["n_pairs"])
+glue("vlm_epochs", VLM[SCALE]["epochs"])
+glue("ag_stealix_bmax", float(res[(b_max, "Stealix")]["agreement"].mean()))
+glue("ag_best_bmax", float(lead[b_max] + res[(b_max, "Stealix")]["agreement"].mean()))
 glue("runtime_s", runtime_s)

@@ -21,7 +21,9 @@
 # close to the real class's features (F3)? The distance uses the victim's penultimate layer and
 # real training digits: analysis only, never available to an attack. (2) What do the ingredients
 # do: Stealix without refinement, without PC-based selection, and without the GA (F5), and how
-# do precision (PC) and diversity trade off?
+# do precision (PC) and diversity trade off? The seeds vary the seed images, the generator
+# streams and the surrogates; the victim, its data split and the dual encoder are trained once
+# (seed 0) and shared by all seeds.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -48,7 +50,7 @@ import numpy as np
 from scipy import stats
 
 from icml25.common import glue, plotting, setup
-from icml25.common.claims import claim, less
+from icml25.common.claims import claim, greater, less
 from icml25.stealix import (
     GlyphGenerator,
     evaluate_surrogate,
@@ -76,6 +78,9 @@ Xtr, ytr, Xte, yte = load_victim_data(seed=0)
 victim = train_victim(Xtr, ytr, hidden=128, seed=0)
 gen = GlyphGenerator(seed=0)
 vlm = train_dual_encoder(gen, **VLM[SCALE], seed=0)
+# a second MLP on another split and seed: a feature space the victim's labels are not read from
+Xtr2, ytr2, _, _ = load_victim_data(seed=1)
+other = train_victim(Xtr2, ytr2, hidden=128, seed=1)
 m, pop, B = CONFIG["m"], CONFIG["pop_size"], CONFIG["budget"]
 
 # %% [markdown]
@@ -84,7 +89,9 @@ m, pop, B = CONFIG["m"], CONFIG["pop_size"], CONFIG["budget"]
 # For each seed of the analysis and each class, `n_prompts` random prompts, as many seeds
 # inverted from random starts, and the best prompts Stealix evolved (budget $B$): PC over 16
 # images, and the distance between the mean victim features of those images and of the real
-# training digits of the class. The Spearman correlation is taken over all prompts of one seed.
+# training digits of the class. The Spearman correlation is taken over all prompts of one seed,
+# and, as a check less tied to the victim, with the distance measured in a second MLP trained on
+# another split and seed, and over the evolved prompts alone.
 
 # %%
 rows = {s: [] for s in CONFIG["seeds"]}
@@ -105,19 +112,26 @@ for s in CONFIG["seeds"]:
         cands.append(("evolved", logs[s]["best_prompt"][c]))
         for kind, p in cands:
             pc, imgs, _ = prompt_consistency(p, c, gen, victim, 16, int(rng.integers(2**31)))
-            rows[s].append((kind, pc, feature_distance(victim, imgs, real)))
+            d_other = feature_distance(other, imgs, real)
+            rows[s].append((kind, pc, feature_distance(victim, imgs, real), d_other))
 victim.reset()
-rho, pval, rho_shuffled = [], [], []
+rho, pval, rho_other, rho_evolved = [], [], [], []
 for s in CONFIG["seeds"]:
     pc = np.array([r[1] for r in rows[s]])
     dist = np.array([r[2] for r in rows[s]])
     res = stats.spearmanr(pc, dist)
     rho.append(float(res.statistic))
     pval.append(float(res.pvalue))
-    perm = np.random.default_rng(s).permutation(len(dist))
-    rho_shuffled.append(float(stats.spearmanr(pc, dist[perm]).statistic))
+    rho_other.append(float(stats.spearmanr(pc, [r[3] for r in rows[s]]).statistic))
+    ev = [r for r in rows[s] if r[0] == "evolved"]
+    rho_evolved.append(float(stats.spearmanr([r[1] for r in ev], [r[2] for r in ev]).statistic))
 rho, pval = np.array(rho), np.array(pval)
+rho_other, rho_evolved = np.array(rho_other), np.array(rho_evolved)
+pc_evolved = np.array([r[1] for s in CONFIG["seeds"] for r in rows[s] if r[0] == "evolved"])
+share_high = float(np.mean(pc_evolved >= 0.5))
 print("Spearman rho per seed", rho.round(3), "p", pval)
+print("in a second MLP's features", rho_other.round(3), "evolved prompts only", rho_evolved)
+print("share of evolved prompts with PC >= 0.5:", share_high)
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=plotting.figsize("single"))
@@ -149,10 +163,13 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
-# **What to see.** Each dot is one prompt for one class (three seeds). Random prompts (grey)
-# sit at low PC and large distance; inverted seeds (orange) spread over both; the evolved best
-# prompts (blue) are mostly at high PC and small distance. PC falls as the distance grows: a
-# fitness the attacker can measure with label queries tracks a distance it cannot see.
+# **What to see.** Each dot is one prompt for one class (all seeds). Random prompts (grey)
+# sit at low PC and large distance; inverted seeds (orange) spread over both; of the evolved
+# best prompts (blue) a share of {glue:text}`share_pc05:.2f` reach PC ≥ 0.5. PC falls as the
+# distance grows, but much of that is built in: the victim's label is a linear readout of the
+# same penultimate features the distance uses, and pooling random prompts (far and low) with
+# evolved ones stretches the ranking. Measured in a second MLP's features the correlation is
+# {glue:text}`rho_other:.2f`; among the evolved prompts alone it is {glue:text}`rho_evolved:.2f`.
 
 # %% [markdown]
 # ## F5: ablations, and precision against diversity
@@ -211,28 +228,37 @@ for ax, key, lab in zip(
     ax.set_xticks(range(4), names, rotation=20, ha="right", fontsize=8)
     ax.set(ylabel=lab, ylim=(0, None))
 plotting.panel_labels(axes)
-fig.suptitle(f"F5: Stealix and its ablations at B = {B} per class (mean ± sd over 3 seeds)")
+fig.suptitle(
+    f"F5: Stealix and its ablations at B = {B} per class "
+    f"(mean ± sd over {len(CONFIG['seeds'])} seeds)"
+)
 plt.show()
 
 # %% [markdown]
 # **What to see.** (b, c) Selection by PC together with the GA is what buys precision: without
 # PC selection or without the GA the share of queries labelled as their target class falls to
-# about that of the inverted seeds, and the queries become more diverse. (a) Agreement does not
-# follow precision: without PC selection or without the GA it is as high or higher, within the
-# spread over seeds; only removing refinement lowers it. The ablations are reported as measured,
-# without a claim: at this scale and with three seeds their differences in agreement are of the
-# order of the error bars.
+# about that of the inverted seeds, and the queries become more diverse. Without refinement
+# (each child a copy of its first parent's prompt) precision is as high or higher: the GA then
+# re-queries the fittest prompts, and its agreement is the lowest and its queries the least
+# diverse. (a) Agreement does not follow precision: without PC selection
+# or without the GA it is as high or higher, within the spread over seeds. The paper's ablation
+# claim (each removal hurts) is checked below and is **not reproduced** at this scale.
 
 # %% [markdown]
 # ## Claim check
 #
-# PC is negatively correlated with the feature distance of the generated images to the real
-# class: Spearman ρ below -0.3 on every seed, each with p < 0.01 (a shuffled pairing of PC and
-# distance, the control, fails).
+# (1) PC is negatively correlated with the feature distance of the generated images to the real
+# class: Spearman ρ below -0.3 on every seed, each with p < 0.01, **illustrated** only (largely
+# by construction, see F3; the correlations in a second MLP's features and among evolved
+# prompts alone are reported). (2) The paper's ablation claim, removing PC selection hurts: at
+# $B$ = {glue:text}`B` Stealix's agreement exceeds that without PC selection by 0.02 on every
+# seed, is **not reproduced**.
 
 # %%
 runtime_s = time.perf_counter() - t_start
 assert np.all(pval < 0.01), pval
+n_seeds = len(CONFIG["seeds"])
+ONCE = "the victim, its split and the dual encoder are trained once (seed 0) for all seeds"
 claim(
     "stealix/3_why/pc_tracks_distance",
     "Prompt consistency falls as the victim-feature distance of the generated images to the "
@@ -240,10 +266,35 @@ claim(
     paper="PC correlates strongly and negatively with the feature distance (Fig. 3)",
     value=rho,
     check=less(-0.3),
-    control=("shuffled pairing", np.array(rho_shuffled)),
-    verdict="reproduced",
+    verdict="illustrated",
+    caveat="largely by construction: the victim's label is a linear readout of the same "
+    "penultimate features the distance uses, and pooling random prompts with evolved ones "
+    f"inflates rho; {ONCE}",
     numbers={
         "largest p-value": float(pval.max()),
+        "rho, distance in a second MLP's features": rho_other,
+        "rho, evolved prompts alone (10 per seed)": rho_evolved,
+        "share of evolved prompts with PC >= 0.5": share_high,
+    },
+    fmt=".3f",
+)
+claim(
+    "stealix/3_why/ablations_hurt",
+    f"Removing PC selection hurts: at B = {B} Stealix's agreement exceeds that of the loop "
+    "without PC selection (uniform parents and elite) by more than 0.02",
+    paper="each component (refinement, PC selection, the GA) improves the stolen model (ablations)",
+    value=abl["Stealix"]["agreement"],
+    check=greater(abl["no PC selection"]["agreement"], by=0.02, label="no PC selection"),
+    verdict="not reproduced",
+    caveat=f"Stealix {abl['Stealix']['agreement'].mean():.3f}, no PC selection "
+    f"{abl['no PC selection']['agreement'].mean():.3f}, no GA "
+    f"{abl['no GA']['agreement'].mean():.3f}, no refinement "
+    f"{abl['no refinement']['agreement'].mean():.3f} ({n_seeds} seeds; {ONCE}); PC selection "
+    f"raises precision ({abl['Stealix']['precision'].mean():.3f} vs "
+    f"{abl['no PC selection']['precision'].mean():.3f}; no refinement "
+    f"{abl['no refinement']['precision'].mean():.3f}) and lowers diversity; likely reason: at "
+    "this scale the surrogate needs diverse queries more than precise ones",
+    numbers={
         **{f"agreement, {k}": v["agreement"] for k, v in abl.items()},
         **{f"precision, {k}": v["precision"] for k, v in abl.items()},
         **{f"diversity, {k}": v["diversity"] for k, v in abl.items()},
@@ -260,4 +311,9 @@ for k, key in (
     glue(f"prec_{key}", float(abl[k]["precision"].mean()))
     glue(f"div_{key}", float(abl[k]["diversity"].mean()))
 glue("rho_mean", float(rho.mean()))
+glue("rho_other", float(rho_other.mean()))
+glue("rho_evolved", float(rho_evolved.mean()))
+glue("share_pc05", share_high)
+glue("B", B)
+glue("n_seeds", n_seeds)
 glue("runtime_s", runtime_s)

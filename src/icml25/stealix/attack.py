@@ -29,7 +29,8 @@ from icml25.stealix.vlm import DualEncoder, invert_prompt, refine_prompt
 from icml25.stealix.world import BlackBoxVictim, GlyphGenerator, _check_labels, check_images
 
 ABLATIONS = (None, "no_refine", "no_pc", "no_ga")
-KINDS = ("random", "classname", "seed_aug", "inversion", "knockoff", "oracle")
+KINDS = ("random", "classname", "classname_plain", "seed_aug", "inversion", "knockoff", "oracle")
+PLAIN_CONTEXT = {"background": "none", "polarity": "normal", "scale": "full"}
 MUTATION = 0.2  # ours: the chance that a child's positive/negative is replaced at random
 KEEP = 8  # ours: at most this many positives and negatives per triplet set
 
@@ -104,7 +105,9 @@ def _evolve_class(victim, generator, vlm, seed_img, c, budget, pop_size, m, abla
     pop = [invert_prompt(vlm, seed_img, seed=int(rng.integers(2**31))) for _ in range(pop_size)]
     pos = [np.zeros((0, 64)) for _ in pop]
     neg = [np.zeros((0, 64)) for _ in pop]
-    Xs, ys, pc_mean, pc_max, best = [], [], [], [], (-1.0, pop[0])
+    Xs, ys, pc_mean, pc_max = [], [], [], []
+    seen: dict[tuple, list] = {}  # prompt -> its PCs (the elite is evaluated again each generation)
+    n_repeat = 0  # evaluations of a prompt already evaluated
     while n_evals > 0:
         fit = []
         for i in range(min(len(pop), n_evals)):
@@ -115,8 +118,9 @@ def _evolve_class(victim, generator, vlm, seed_img, c, budget, pop_size, m, abla
             ys.append(lab)
             pos[i], neg[i] = img[lab == c][:KEEP], img[lab != c][:KEEP]
             fit.append(pc)
-            if pc > best[0]:
-                best = (pc, pop[i])
+            key = tuple(sorted(pop[i].items()))
+            n_repeat += key in seen
+            seen.setdefault(key, [pop[i]]).append(pc)
         n_evals -= len(fit)
         pc_mean.append(float(np.mean(fit)))
         pc_max.append(float(np.max(fit)))
@@ -135,18 +139,19 @@ def _evolve_class(victim, generator, vlm, seed_img, c, budget, pop_size, m, abla
         for a, b in parents:
             cp = _mix(rng, pos[a], pos[b], all_pos)
             cn = _mix(rng, neg[a], neg[b], all_neg)
-            if ablation == "no_refine":  # GA on the prompts themselves: slot crossover, mutation
-                child = {s: (pop[a] if rng.random() < 0.5 else pop[b])[s] for s in vlm.slots}
-                for s in vlm.slots:
-                    if rng.random() < 1 / len(vlm.slots):
-                        child[s] = vlm.vocab[s][int(rng.integers(len(vlm.vocab[s])))]
+            if ablation == "no_refine":  # no loss L: the child is parent a's prompt
+                child = dict(pop[a])
             else:
                 child = refine_prompt(vlm, seed_img, cp, cn, pop[a])
             new_pop.append(child)
             new_pos.append(cp)
             new_neg.append(cn)
         pop, pos, neg = new_pop, new_pos, new_neg
-    return Xs, ys, pc_mean, pc_max, best[1]
+    # the best prompt by its mean PC over all its evaluations (not one noisy evaluation's
+    # maximum: that would be the winner's curse)
+    best = max(seen.values(), key=lambda v: (float(np.mean(v[1:])), len(v)))[0]
+    n_total = sum(len(v) - 1 for v in seen.values())
+    return Xs, ys, pc_mean, pc_max, best, n_repeat / n_total
 
 
 def stealix_attack(
@@ -164,11 +169,13 @@ def stealix_attack(
     per class, within ``budget_per_class`` victim queries per class (PC evaluations included).
 
     Returns ``(X, y, log)``: the queried images (n, 64), V's labels (n,), and ``log`` with
-    ``pc_mean``/``pc_max`` (per class, a list over generations), ``best_prompt`` (10 prompts)
-    and ``queries`` (victim queries used). ``ablation``: ``"no_refine"`` (children by slot
-    crossover and mutation of the prompts, no loss L), ``"no_pc"`` (parents and elite chosen
-    uniformly, PC ignored), ``"no_ga"`` (no selection, crossover or mutation: each prompt is
-    refined on its own triplet).
+    ``pc_mean``/``pc_max`` (per class, a list over generations), ``best_prompt`` (10 prompts,
+    each the prompt with the highest mean PC over its evaluations), ``repeat_share`` (per class,
+    the share of PC evaluations spent on a prompt already evaluated, e.g. the elite) and
+    ``queries`` (victim queries used). ``ablation``: ``"no_refine"`` (no loss L: each child is
+    a copy of its first parent's prompt; the triplets are still crossed over and mutated),
+    ``"no_pc"`` (parents and elite chosen uniformly, PC ignored), ``"no_ga"`` (no selection,
+    crossover or mutation: each prompt is refined on its own triplet).
     """
     check_instance("victim", victim, BlackBoxVictim)
     check_instance("generator", generator, GlyphGenerator)
@@ -182,7 +189,7 @@ def stealix_attack(
     if vlm.vocab != generator.vocab:
         raise ValueError("vlm must be trained on this generator's vocabulary")
     start = victim.n_queries
-    X, y, log = [], [], {"pc_mean": [], "pc_max": [], "best_prompt": []}
+    X, y, log = [], [], {"pc_mean": [], "pc_max": [], "best_prompt": [], "repeat_share": []}
     for c in range(10):
         rng = np.random.default_rng([seed, c])
         out = _evolve_class(victim, generator, vlm, seeds[c], c, budget, pop_size, m, ablation, rng)
@@ -191,6 +198,7 @@ def stealix_attack(
         log["pc_mean"].append(out[2])
         log["pc_max"].append(out[3])
         log["best_prompt"].append(out[4])
+        log["repeat_share"].append(out[5])
     log["queries"] = victim.n_queries - start
     return np.concatenate(X), np.concatenate(y), log
 
@@ -221,7 +229,8 @@ def baseline_attack(
     (budget_per_class // m) · m per class, returning ``(X, y)`` with y = V's labels.
 
     ``kind``: ``"random"`` (random prompts, m images each), ``"classname"`` (char = the class's
-    digit, the other slots random: the attacker knows the names), ``"seed_aug"`` (affine copies
+    digit, the other slots random: the attacker knows the names), ``"classname_plain"`` (char =
+    the class's digit, plain context, random style), ``"seed_aug"`` (affine copies
     of ``seeds``), ``"inversion"`` (prompts inverted from ``seeds`` by ``vlm``, each from its own
     random start, no feedback), ``"knockoff"`` (random prompts of letters only: a mismatched
     public set), ``"oracle"`` (real images drawn from ``pool``: the upper bound).
@@ -254,8 +263,10 @@ def baseline_attack(
                 p = invert_prompt(vlm, seeds[c], seed=int(rng.integers(2**31)))
             else:
                 p = generator.random_prompt(rng)
-                if kind == "classname":
+                if kind in ("classname", "classname_plain"):
                     p["char"] = str(c)
+                if kind == "classname_plain":
+                    p.update(PLAIN_CONTEXT)
                 elif kind == "knockoff":
                     p["char"] = letters[int(rng.integers(len(letters)))]
             X.append(generator.generate(p, m, seed=int(rng.integers(2**31))))
