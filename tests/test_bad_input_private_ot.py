@@ -205,6 +205,7 @@ SPECS: dict[str, Spec] = {
             "truths": None,
             "seed": 0,
             "progress": False,
+            "candidates": None,
         },
         {
             "family": BAD_FAMILY,
@@ -214,8 +215,23 @@ SPECS: dict[str, Spec] = {
             "clip": bad_positive(),
             "truths": st.sampled_from([np.array([5]), np.array([-1]), np.array([np.nan]), "a"]),
             "seed": bad_seed(),
+            "candidates": st.sampled_from(
+                [np.array([5]), np.array([-1]), np.array([0, 0]), np.array([np.nan]), "a"]
+            ),
         },
         free=("progress",),
+    ),
+    f"{P}.worst_neighbour": Spec(
+        po.worst_neighbour,
+        {"family": FAM, "X": X, "Y": Y, "clip": 0.3, "among": None},
+        {
+            "family": BAD_FAMILY,
+            "X": bad_array(X),
+            "Y": bad_array(Y),
+            "clip": bad_positive(),
+            "among": st.sampled_from([np.array([0]), np.array([3, 0]), np.array([0.5, 1.0])]),
+        },
+        finite=True,
     ),
     f"{P}.population_semi_dual": Spec(
         po.population_semi_dual,

@@ -170,3 +170,21 @@ def test_audit_epsilon():
     d2 = (rng.random(20000) < p).astype(int)
     lb = po.audit_epsilon(d, d2)
     assert 0.8 < lb <= 1.0
+
+
+def test_error_grid_misspecified_and_worst_neighbour(family):
+    out = po.error_grid(
+        family, [500], [np.inf], 4, truths=[3], candidates=[0, 1, 2], seed=1, progress=False
+    )
+    assert set(out["chosen"].ravel()) <= {0, 1, 2} and np.all(out["truth"] == 3)
+    E = po.candidate_errors(family)
+    assert np.allclose(out["floor"], E[[0, 1, 2], 3].min())
+    assert np.all(out["err"] >= E[[0, 1, 2], 3].min() - 1e-15)
+    X, Y = po.sample_problem(family, 5, 50, np.random.default_rng(2))
+    Xp, spread = po.worst_neighbour(family, X, Y, 0.3)
+    changed = np.flatnonzero(np.any(Xp != X, 1))
+    assert changed.size == 1 and np.all(np.abs(Xp[changed[0]]) == 0.5)
+    d = po.semi_dual_scores(family, Xp, Y, 0.3) - po.semi_dual_scores(family, X, Y, 0.3)
+    assert spread == pytest.approx(np.ptp(d) / (2 * 0.3 / 50)) and 0 <= spread <= 2
+    _, top = po.worst_neighbour(family, X, Y, 0.3, among=[0, 1])
+    assert top <= spread + 1e-12

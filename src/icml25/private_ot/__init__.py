@@ -11,7 +11,8 @@ Grid values are flat arrays over :func:`make_grid` points (point i·n + j = (axi
 * families: :class:`PotentialFamily`, :func:`potential_family`, :func:`bump_family`,
   :func:`sample_problem`;
 * privacy: :func:`semi_dual_scores`, :func:`report_noisy_min`, :func:`selection_probabilities`,
-  :func:`private_potential` (a :class:`PotentialEstimate`), :func:`audit_epsilon`;
+  :func:`private_potential` (a :class:`PotentialEstimate`), :func:`audit_epsilon`,
+  :func:`worst_neighbour`;
 * evaluation: :func:`map_l2_error`, :func:`ot_baseline` (POT), :func:`candidate_errors`,
   :func:`error_grid`.
 """
@@ -33,6 +34,7 @@ from icml25.private_ot.mechanisms import (
     report_noisy_min,
     selection_probabilities,
     semi_dual_scores,
+    worst_neighbour,
 )
 
 __all__ = [
@@ -56,4 +58,5 @@ __all__ = [
     "selection_probabilities",
     "semi_dual_scores",
     "transport_map",
+    "worst_neighbour",
 ]

@@ -42,6 +42,7 @@ def error_grid(
     truths=None,
     seed: int = 0,
     progress: bool = True,
+    candidates=None,
 ) -> dict:
     """Map errors of the private estimate over a grid of n and ε, ``reps`` data sets per n.
 
@@ -49,11 +50,16 @@ def error_grid(
     data set of size n, computes the clipped semi-dual once, and selects with report-noisy-min
     (Laplace) at every ε (scores are reused across ε; ε = ∞ is the argmin).
 
+    ``candidates`` (indices into the family, default all) restricts the mechanism's net: with
+    ``truths`` outside it, the model is misspecified (the truth is not among the candidates).
+
     Returns:
         dict with ``err`` (len(ns), len(epss), reps) squared L²(P) errors, ``exact`` (same shape,
         bool: the planted candidate was selected), ``chosen`` (same shape, selected indices),
         ``truth`` (len(ns), reps) planted indices,
-        ``random`` the mean error of a uniformly random candidate, ``ns``, ``epss``.
+        ``random`` the mean error of a uniformly random candidate of the net (against the
+        planted truths), ``floor`` (len(ns), reps) the error of the best candidate of the net,
+        ``ns``, ``epss``.
     """
     family = check_family(family)
     ns = [check_int("ns", n) for n in _listed("ns", ns)]
@@ -65,6 +71,15 @@ def error_grid(
         truths = check_finite_array("truths", truths, ndim=1).astype(int)
         if truths.min() < 0 or truths.max() >= family.size:
             raise ValueError(f"truths must hold indices in [0, {family.size})")
+    if candidates is None:
+        net = np.arange(family.size)
+    else:
+        net = check_finite_array("candidates", candidates, ndim=1).astype(int)
+        if net.min() < 0 or net.max() >= family.size or np.unique(net).size != net.size:
+            raise ValueError(f"candidates must hold distinct indices in [0, {family.size})")
+    sub = PotentialFamily(
+        family.axis, family.points, family.thetas[net], family.phi[net], family.phistar[net]
+    )
     E = candidate_errors(family)
     rng = np.random.default_rng(seed)
     err = np.zeros((len(ns), len(epss), reps))
@@ -75,21 +90,25 @@ def error_grid(
         for r in range(reps):
             t = int(rng.integers(family.size)) if truths is None else int(rng.choice(truths))
             X, Y = sample_problem(family, t, n, rng)
-            scores = semi_dual_scores(family, X, Y, clip)
+            scores = semi_dual_scores(sub, X, Y, clip)
             truth[a, r] = t
             for b, eps in enumerate(epss):
-                j = report_noisy_min(scores, 2 * clip / n, eps, rng, MECHANISMS[0])
+                j = int(net[report_noisy_min(scores, 2 * clip / n, eps, rng, MECHANISMS[0])])
                 err[a, b, r] = E[j, t]
                 chosen[a, b, r] = j
             bar.update()
     bar.close()
-    rand = E[:, truth.ravel()].mean() if truths is not None else E.mean()
+    if truths is None and candidates is None:
+        rand = float(E.mean())  # every candidate against every candidate
+    else:
+        rand = float(E[np.ix_(net, truth.ravel())].mean())
     return {
         "err": err,
         "exact": chosen == truth[:, None, :],
         "chosen": chosen,
         "truth": truth,
-        "random": float(rand),
+        "random": rand,
+        "floor": E[np.ix_(net, truth.ravel())].min(0).reshape(truth.shape),
         "ns": ns,
         "epss": [float(e) for e in epss],
     }

@@ -35,6 +35,7 @@ __all__ = [
     "report_noisy_min",
     "selection_probabilities",
     "semi_dual_scores",
+    "worst_neighbour",
 ]
 
 MECHANISMS = ("laplace", "exponential")
@@ -251,3 +252,33 @@ def audit_epsilon(draws: np.ndarray, draws_prime: np.ndarray, alpha: float = 0.0
     if lo <= 0:
         return 0.0
     return max(float(np.log(lo) - np.log(hi)), 0.0)
+
+
+def worst_neighbour(
+    family: PotentialFamily, X: np.ndarray, Y: np.ndarray, clip: float, among=None
+) -> tuple[np.ndarray, float]:
+    """The neighbour D' of D = (X, Y) that moves one X_i to a corner of the box, chosen so that
+    the scores of the candidates ``among`` (indices; default all) move as unequally as possible
+    (a common shift of every score changes no selection).
+
+    Searches every i and every corner: the score change of candidate m is
+    δ_m = ([φ_m(corner)]_C - [φ_m(X_i)]_C) / n. Returns (X' (n, d), the spread
+    max_m δ_m - min_m δ_m over ``among`` divided by the sensitivity Δ = 2C/n; it is ≤ 2).
+    """
+    family = check_family(family)
+    X, Y = check_samples(X, Y, family.d)
+    clip = check_positive("clip", clip)
+    if among is None:
+        among = np.arange(family.size)
+    among = check_index_array("among", among, high=family.size, ndim=1, min_size=2)
+    lo, hi, d = float(family.axis[0]), float(family.axis[-1]), family.d
+    corners = np.array(list(itertools.product((lo, hi), repeat=d)))
+    phi = family.phi[among].T  # (n**d, |among|)
+    at_x = np.clip(np.asarray(interpolation_matrix(family.axis, X) @ phi), -clip, clip)
+    at_c = np.clip(np.asarray(interpolation_matrix(family.axis, corners) @ phi), -clip, clip)
+    delta = at_c[None, :, :] - at_x[:, None, :]  # (n, corners, M), times n
+    spread = delta.max(-1) - delta.min(-1)
+    i, c = np.unravel_index(int(np.argmax(spread)), spread.shape)
+    X_prime = X.copy()
+    X_prime[i] = corners[c]
+    return X_prime, float(spread[i, c] / (2 * clip))
