@@ -5,6 +5,7 @@ from functools import cache
 
 import numpy as np
 import pandas as pd
+import pytest
 import torch
 from badinput import (
     Spec,
@@ -247,16 +248,9 @@ SPECS: dict[str, Spec] = {
                 ),
             ),
             "response": st.sampled_from(["missing", "a b", 3, "seed; x"]),
+            "model": bad_choice(pv.MODELS),
         },
         finite=True,
-    ),
-    f"{P}.fit_privacy_regression(model)": Spec(
-        pv.fit_privacy_regression,
-        {"df": GRID, "response": None, "model": "composite"},
-        {
-            "model": bad_choice(pv.MODELS),
-            "df": st.sampled_from([GRID.drop(columns="sigma"), GRID.assign(sigma=-1.0)]),
-        },
     ),
     f"{P}.bootstrap_coefficients": Spec(
         pv.bootstrap_coefficients,
@@ -323,3 +317,10 @@ RESULTS = {f"{P}.Corpus": "returned by make_corpus", f"{P}.TrainResult": "return
 
 test_bad_input_is_rejected = bad_input_test(SPECS)
 test_valid_input_runs = valid_input_test(SPECS)
+
+
+@pytest.mark.parametrize("df", [GRID.drop(columns="sigma"), GRID.assign(sigma=-1.0)])
+def test_composite_regression_needs_a_valid_sigma(df):
+    """The composite model reads sigma (log sigma C / b): missing or negative raises."""
+    with pytest.raises(ValueError, match="sigma|df"):
+        pv.fit_privacy_regression(df, model="composite")
