@@ -13,11 +13,11 @@ from sklearn.linear_model import LogisticRegression
 from icml25.common.checks import (
     check_array,
     check_finite_array,
-    check_index_array,
     check_real,
     check_seed,
 )
 from icml25.wasp.pipeline import _check_eps
+from icml25.wasp.voting import _labelled as _xy  # (X, y) rows and labels, checked
 
 __all__ = ["downstream_accuracy", "dp_sgd_accuracy", "frechet_distance"]
 
@@ -36,16 +36,6 @@ def _noise_multiplier(eps: float, delta: float, sample_rate: float, steps: int) 
             accountant="prv",
         )
     )
-
-
-def _xy(xn: str, X: object, yn: str, y: object, width: int | None = None):
-    X = check_array(xn, X, 2)
-    y = check_index_array(yn, y, ndim=1)
-    if len(y) != len(X):
-        raise ValueError(f"{yn} must have one label per row of {xn} ({len(X)}), got {len(y)}")
-    if width is not None and X.shape[1] != width:
-        raise ValueError(f"{xn} must have {width} columns, got {X.shape[1]}")
-    return X, y
 
 
 def downstream_accuracy(

@@ -42,7 +42,9 @@ def _labelled(emb_name: str, emb: object, y_name: str, y: object, width: int | N
     emb = check_array(emb_name, emb, 2)
     y = check_index_array(y_name, y, ndim=1)
     if len(y) != len(emb):
-        raise ValueError(f"{y_name} must have one label per row of {emb_name} ({len(emb)})")
+        raise ValueError(
+            f"{y_name} must have one label per row of {emb_name} ({len(emb)}), got {len(y)}"
+        )
     if width is not None and emb.shape[1] != width:
         raise ValueError(f"{emb_name} must have {width} columns, got {emb.shape[1]}")
     return emb, y
