@@ -25,6 +25,7 @@ PACKAGES = sorted(
     {
         *(f"icml25.{m.name}" for m in pkgutil.iter_modules(icml25.__path__) if m.ispkg),
         "icml25.common.lm",
+        "icml25.common.vlm",
         "icml25.common.training",
         "icml25.common.pretrained",
         "icml25.spex.text",
