@@ -1,0 +1,45 @@
+"""Bring Reason to Vision (Chen et al., ICML 2025) in miniature: merging a reasoning LM into a
+VLM built from the same base, and where perception and reasoning live in the layers."""
+
+from icml25.vlm_merging.analysis import image_token_alignment, layer_ablation
+from icml25.vlm_merging.checkpoints import load_models, save_models, train_models
+from icml25.vlm_merging.merging import METHODS, layer_index, merge, mergeable, task_vector
+from icml25.vlm_merging.model import PARAM_GROUPS, binomial_se, build_model, evaluate, train
+from icml25.vlm_merging.tasks import (
+    IMG,
+    N_IMAGE_TOKENS,
+    SPLITS,
+    TASKS,
+    VOCAB,
+    Batch,
+    TaskSuite,
+    digit_token,
+    make_suite,
+)
+
+__all__ = [
+    "IMG",
+    "METHODS",
+    "N_IMAGE_TOKENS",
+    "PARAM_GROUPS",
+    "SPLITS",
+    "TASKS",
+    "VOCAB",
+    "Batch",
+    "TaskSuite",
+    "binomial_se",
+    "build_model",
+    "digit_token",
+    "evaluate",
+    "image_token_alignment",
+    "layer_ablation",
+    "layer_index",
+    "load_models",
+    "make_suite",
+    "merge",
+    "mergeable",
+    "save_models",
+    "task_vector",
+    "train",
+    "train_models",
+]
