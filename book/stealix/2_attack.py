@@ -22,9 +22,9 @@
 # consistency; the baselines draw random prompts, use the class names, augment the seeds, invert
 # the seeds without feedback, query rendered letters (Knockoff), or query real digits (the
 # oracle, an upper bound). Scores: agreement with the victim and accuracy on the digits test
-# split, over `len(CONFIG["seeds"])` seeds of the seed images, generator streams and surrogates;
-# the victim, its data split and the dual encoder are trained once (seed 0) and shared by all
-# seeds, so the spread does not include a new victim.
+# split, over `len(CONFIG["seeds"])` seeds; each seed draws its own data split, trains its own
+# victim and dual encoder, and then its own seed images, generator streams and surrogates, so the
+# spread includes a new victim.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -73,16 +73,21 @@ VLM = {"small": {"n_pairs": 10_000, "epochs": 15}, "large": {"n_pairs": 40_000, 
 print(SCALE, CONFIG)
 
 # %% [markdown]
-# The world of notebook 1 (same victim, generator and dual encoder, retrained here in seconds).
+# The world of notebook 1, one per seed: seed $s$ draws the data split, trains the victim and
+# the dual encoder with seed $s$ (seconds each); the renderer $G$ is the same for every seed.
 # Our hyperparameters, not the paper's: a population of `pop_size` prompts per class, $M$ =
 # `m` images per prompt-consistency evaluation, τ = 0.07; a budget of $B$ queries per class then
 # allows $B/M$ evaluations, e.g. two generations of three prompts at $B = 24$.
 
 # %%
-Xtr, ytr, Xte, yte = load_victim_data(seed=0)
-victim = train_victim(Xtr, ytr, hidden=128, seed=0)
 gen = GlyphGenerator(seed=0)
-vlm = train_dual_encoder(gen, **VLM[SCALE], seed=0)
+worlds = {}  # seed -> (Xtr, ytr, Xte, yte, victim, dual encoder)
+for s in CONFIG["seeds"]:
+    Xtr, ytr, Xte, yte = load_victim_data(seed=s)
+    victim = train_victim(Xtr, ytr, hidden=128, seed=s)
+    worlds[s] = (Xtr, ytr, Xte, yte, victim, train_dual_encoder(gen, **VLM[SCALE], seed=s))
+victim_acc = np.array([np.mean(w[4]._labels(w[2]) == w[3]) for w in worlds.values()])
+print("victim test accuracy per seed:", victim_acc.round(3))
 METHODS = {
     "Stealix": "ours",
     "inversion only": "inversion",
@@ -102,6 +107,7 @@ res = {(b, k): {"agreement": [], "acc": []} for b in CONFIG["budgets"] for k in 
 logs, nopc_logs, calls = {}, {}, {}
 b_max = max(CONFIG["budgets"])
 for s in CONFIG["seeds"]:
+    Xtr, ytr, Xte, yte, victim, vlm = worlds[s]
     rs = np.random.default_rng(100 + s)
     seeds = np.stack([Xtr[rs.choice(np.flatnonzero(ytr == c))] for c in range(10)])
     for b in CONFIG["budgets"]:
@@ -154,19 +160,21 @@ axes[1].set(ylabel="surrogate accuracy (test split)", title="Surrogate accuracy"
 axes[1].legend(fontsize=7, loc="lower right")
 plotting.panel_labels(axes)
 fig.suptitle(
-    "F1: at equal budget Stealix beats random and class-name prompts; "
-    "the seeds inverted without feedback and augmented seeds do better"
+    "F1: at equal budget Stealix beats random and class-name prompts on average; "
+    "augmented seeds do better at every budget"
 )
 plt.show()
 
 # %% [markdown]
-# **What to see.** Lines are the mean over the seeds, bands ± one sd. The oracle (real digits,
-# dashed) is on top at every budget. Stealix is well above random prompts, class names and
-# rendered letters at every budget, but none of those is a baseline of the paper, and the ranking
-# is partly built into this world (its context slots; see the opener). Against the strongest
-# baselines it loses: its own starting point, the seeds inverted to prompts without any victim
-# feedback, and the augmented seeds are ahead at every budget: in this world the one real image
-# per class carries most of what the attack needs.
+# **What to see.** Lines are the mean over the seeds (each with its own victim), bands ± one sd.
+# The oracle (real digits, dashed) is on top at every budget. On average Stealix is well above
+# random prompts, class names and rendered letters at every budget, but not on every seed (its
+# band is wide: on one victim it stays near random prompts), none of those is a baseline
+# of the paper, and the ranking is partly built into this world (its context slots; see the
+# opener). Against the strongest baselines it loses: the augmented seeds are ahead at every
+# budget, and its own starting point, the seeds inverted to prompts without any victim feedback,
+# ties it at the smallest budget and is ahead at the larger ones: in this world the one real
+# image per class carries most of what the attack needs.
 
 # %% [markdown]
 # ## Inside the loop: prompt consistency per generation (F2)
@@ -182,6 +190,7 @@ repeat_b0 = np.array(
 # random prompts' PC for comparison (analysis queries, outside every attack's budget)
 rand_pc = []
 for s in CONFIG["seeds"]:
+    victim = worlds[s][4]
     rng = np.random.default_rng(500 + s)
     pcs = [
         prompt_consistency(gen.random_prompt(rng), c, gen, victim, m, int(rng.integers(2**31)))[0]
@@ -189,7 +198,7 @@ for s in CONFIG["seeds"]:
         for _ in range(pop)
     ]
     rand_pc.append(float(np.mean(pcs)))
-victim.reset()
+    victim.reset()
 rand_pc = np.array(rand_pc)
 print("no-PC ablation, PC per generation:\n", nopc_mean.round(2))
 print("share of PC evaluations on an already evaluated prompt:", repeat.round(3))
@@ -228,6 +237,7 @@ plt.show()
 
 # %% tags=["hide-input"]
 log = logs[(b_max, 0)]
+Xtr, ytr, _, _, victim, _ = worlds[0]
 rs = np.random.default_rng(100)
 seeds0 = np.stack([Xtr[rs.choice(np.flatnonzero(ytr == c))] for c in range(10)])
 fig, axes = plt.subplots(10, 5, figsize=(7, 13))
@@ -281,8 +291,9 @@ glue("f4_digit", f4_digit)
 # parents and elite drawn uniformly, no PC selection, fails). (3) The paper's headline, Stealix
 # beats the baselines at equal budget, is **not reproduced**: at the smallest budget Stealix does
 # not beat the best baseline (inversion only or seed augmentation, per seed) by 0.02.
-# (4) Against random prompts, not a baseline of the paper, Stealix wins by more than 0.1, a
-# margin fixed before the run (a second draw of random prompts fails). (5) The oracle (real
+# (4) Against random prompts, not a baseline of the paper, Stealix was to win by more than 0.1,
+# a margin fixed before the run (a second draw of random prompts is kept as a number): with a new
+# victim per seed this is **not reproduced**, it fails on one seed of three. (5) The oracle (real
 # digits) is on top of every method at every budget (seed augmentation, the strongest other
 # method, in its place fails). Class names and one-image random prompts are reported as measured.
 
@@ -292,7 +303,7 @@ assert len(set(calls.values()) - {(b // m) * m * 10 for b in CONFIG["budgets"]})
 n_seeds = len(CONFIG["seeds"])
 b0 = min(CONFIG["budgets"])
 ag = {k: res[(b0, k)]["agreement"] for k in METHODS}
-ONCE = "the victim, its split and the dual encoder are trained once (seed 0) for all seeds"
+SEEDS = "each seed draws its own split and trains its own victim and dual encoder"
 claim(
     "stealix/2_attack/pc_above_random",
     "Evolved prompts are far more consistent than random prompts: last-generation mean PC "
@@ -302,7 +313,7 @@ claim(
     check=greater(rand_pc, by=0.2, label="random prompts' PC"),
     control=("generation 0 (inverted seeds, no feedback)", pc_mean[:, 0]),
     verdict="reproduced",
-    caveat=f"seeds vary the seed images, streams and surrogate; {ONCE}",
+    caveat=f"{SEEDS}, then its seed images, streams and surrogate",
     numbers={"random prompts": rand_pc},
     fmt=".3f",
 )
@@ -314,7 +325,7 @@ claim(
     check=greater(0.05),
     control=("no PC selection (uniform parents and elite)", nopc_mean[:, -1] - nopc_mean[:, 0]),
     verdict="reproduced",
-    caveat=f"seeds vary the seed images, streams and surrogate; {ONCE}",
+    caveat=f"{SEEDS}, then its seed images, streams and surrogate",
     numbers={"best PC, last generation": pc_max[:, -1]},
     fmt=".3f",
 )
@@ -341,7 +352,7 @@ claim(
     check=greater(best_base, by=0.02, label="best baseline"),
     verdict="not reproduced",
     caveat=f"Stealix {ag['Stealix'].mean():.3f} vs best baseline {best_base.mean():.3f} "
-    f"(gap {gap_best.mean():+.3f}, {n_seeds} seeds; {ONCE}); the baselines stay ahead at every "
+    f"(gap {gap_best.mean():+.3f}, {n_seeds} seeds; {SEEDS}); the baselines stay ahead at every "
     f"budget. Likely reason: with pop_size {pop} the elite is evaluated again every "
     f"generation, so {repeat_b0.mean():.0%} of Stealix's PC evaluations at B = {b0} "
     f"({repeat.mean():.0%} at B = {b_max}) re-query a prompt already queried, while the "
@@ -355,10 +366,13 @@ claim(
 )
 rand_again = []
 for s in CONFIG["seeds"]:
+    _, _, Xte, yte, victim, _ = worlds[s]
     X, y = baseline_attack("random", victim, gen, b0, m=m, seed=1000 + s)
     A = train_surrogate(X, y, seed=s)
     rand_again.append(evaluate_surrogate(A, victim, Xte, yte)["agreement"])
-victim.reset()
+    victim.reset()
+lead_random = ag["Stealix"] - ag["random prompts (M images)"]
+n_win = int(np.sum(lead_random > 0.1))
 claim(
     "stealix/2_attack/beats_random_low_budget",
     f"At the smallest budget (B = {b0} per class) Stealix's surrogate agrees with the victim "
@@ -366,12 +380,16 @@ claim(
     paper="random prompts (not a paper baseline)",
     value=ag["Stealix"],
     check=greater(ag["random prompts (M images)"], by=0.1, label="random prompts (M images)"),
-    control=("random prompts, another draw", np.array(rand_again)),
-    verdict="reproduced",
-    caveat="the ranking is partly built into the world: its context slots were added because "
-    "without them random prompts out-stole Stealix, and random context makes random prompts "
-    f"poor; {ONCE}",
+    verdict="not reproduced",
+    caveat=f"Stealix {ag['Stealix'].mean():.3f} vs random prompts "
+    f"{ag['random prompts (M images)'].mean():.3f} on average, but the 0.1 margin holds on "
+    f"{n_win} of {n_seeds} seeds (smallest lead {lead_random.min():+.3f}; {SEEDS}): on one "
+    "victim Stealix stays below its own starting point, the inverted seeds. Where it wins, the "
+    "ranking is partly built into the world: its context slots were added because without them "
+    "random prompts out-stole Stealix, and random context makes random prompts poor",
     numbers={
+        "Stealix minus random prompts, per seed": lead_random,
+        "random prompts, another draw": np.array(rand_again),
         "class names (random context)": ag["class names"],
         "class names, plain context": ag["class names, plain context"],
         "random prompts, 1 image each": ag["random prompts (1 image)"],
@@ -407,7 +425,7 @@ claim(
     check=greater(0.0),
     control=("seed augmentation in the oracle's place", margin("seed augmentation")),
     verdict="reproduced",
-    caveat=ONCE,
+    caveat=SEEDS,
     fmt=".3f",
 )
 glue("ag_stealix_b0", float(ag["Stealix"].mean()))
@@ -432,4 +450,8 @@ glue("vlm_pairs", VLM[SCALE]["n_pairs"])
 glue("vlm_epochs", VLM[SCALE]["epochs"])
 glue("ag_stealix_bmax", float(res[(b_max, "Stealix")]["agreement"].mean()))
 glue("ag_best_bmax", float(lead[b_max] + res[(b_max, "Stealix")]["agreement"].mean()))
+glue("lead_random_min", float(lead_random.min()))
+glue("n_win_random", n_win)
+glue("victim_acc_min", float(victim_acc.min()))
+glue("victim_acc_max", float(victim_acc.max()))
 glue("runtime_s", runtime_s)
