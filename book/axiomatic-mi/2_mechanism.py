@@ -67,7 +67,7 @@ from icml25.common.claims import claim, greater
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
 CONFIG = {
-    "small": {"n_fit": 3000, "n_test": 3000, "seeds": [0, 1, 2]},
+    "small": {"n_fit": 3000, "n_test": 5000, "seeds": [0, 1, 2]},
     "large": {"n_fit": 20_000, "n_test": 80_000, "seeds": [0, 1, 2]},
 }[SCALE]
 print(SCALE, CONFIG)
