@@ -180,10 +180,12 @@ SPECS: dict[str, Spec] = {
     ),
     f"{P}.sensitivity": Spec(
         se.sensitivity,
-        {"net": NET, "x": X},
+        {"net": NET, "x": X, "of": "difference", "target": None},
         {
             "net": st.one_of(BAD_NET, st.just(ABSTRACT)),
             "x": st.one_of(bad_array(X), st.just(X[:-1])),
+            "of": bad_choice(("difference", "logits")),
+            "target": BAD_TARGET,
         },
         finite=True,
     ),
@@ -207,7 +209,7 @@ SPECS: dict[str, Spec] = {
             "x": BAD_X,
             "eps": BAD_EPS,
             "method": bad_choice(("standard", "abstract_refine", "abstract_only")),
-            "order": st.one_of(bad_choice(("sensitivity",)), BAD_FREE),
+            "order": st.one_of(bad_choice(("sensitivity", "sensitivity_logits")), BAD_FREE),
             "rates": BAD_RATES,
             "verifier": bad_choice(("crown", "ibp", "milp")),
             "counterexample": st.sampled_from(["FGSM", "bogus", 1, "none"]),

@@ -233,7 +233,22 @@ def test_sensitivity_is_the_exact_jacobian():
     x = np.random.default_rng(0).random(5)
     h = 1e-6
     J = np.stack([(net.forward(x + h * e) - net.forward(x - h * e)) / (2 * h) for e in np.eye(5)])
-    np.testing.assert_allclose(sensitivity(net, x), np.abs(J).mean(1), atol=1e-6)
+    np.testing.assert_allclose(sensitivity(net, x, of="logits"), np.abs(J).mean(1), atol=1e-6)
+    # the default is CORA's order: mean over the rows of the logit-difference Jacobian
+    t = int(np.argmax(net.forward(x)))
+    D = J - J[:, [t]]
+    np.testing.assert_allclose(sensitivity(net, x), np.abs(D).mean(1), atol=1e-6)
+    D0 = np.abs(J - J[:, [0]]).mean(1)
+    np.testing.assert_allclose(sensitivity(net, x, target=0), D0, atol=1e-6)
+
+
+def test_sensitivity_orders_feed_the_search():
+    net = random_net((5, 7, 3))
+    x = np.random.default_rng(1).random(5)
+    for order, of in (("sensitivity", "difference"), ("sensitivity_logits", "logits")):
+        e = minimal_explanation(net, x, 0.05, order=order)
+        want = np.argsort(sensitivity(net, x, of=of), kind="stable")
+        np.testing.assert_array_equal(e.order, want)
 
 
 def test_margin_net_outputs_logit_differences():

@@ -146,7 +146,7 @@ sens = sensitivity(pnet, Xp[idx[0]])
 fig, ax = plt.subplots(figsize=plotting.figsize("single"))
 ax.bar(range(16), sens, color=["#D55E00"] * 4 + ["#999999"] * 12)
 ax.set_xlabel("feature (0-3 planted, 4-15 noise)")
-ax.set_ylabel("sensitivity: mean |∂f_j/∂x_i|")
+ax.set_ylabel("sensitivity: mean |∂(f_j − f_t)/∂x_i|")
 ax.set_title("The network ignores the noise features")
 plt.show()
 

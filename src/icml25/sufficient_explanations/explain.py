@@ -43,6 +43,7 @@ METHODS = ("standard", "abstract_refine", "abstract_only")
 COUNTEREXAMPLES = (None, "fgsm", "pgd")
 DEFAULT_RATES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 MILP_TIME_LIMIT_S = 60.0
+ORDERS = ("sensitivity", "sensitivity_logits")
 
 
 def _check_net(net: object, concrete: bool = False) -> Net:
@@ -108,12 +109,26 @@ def is_sufficient(
     return _verify(margin_net(net, t), lo, hi, verifier)
 
 
-def sensitivity(net: Net, x: np.ndarray) -> np.ndarray:
-    """Mean over the logits of |∂f_j/∂x_i| at x (the exact Jacobian of the ReLU net), (n_0,)."""
+SENSITIVITIES = ("difference", "logits")
+
+
+def sensitivity(
+    net: Net, x: np.ndarray, of: str = "difference", target: int | None = None
+) -> np.ndarray:
+    """Input sensitivity at x from the exact Jacobian J = ∂f/∂x (n_L, n_0) of the ReLU net, (n_0,).
+
+    ``of="difference"`` (the default, CORA's order: ``explain.m`` appends the logit-difference
+    layer before ``getInputNeuronOrder``): the mean over the n_L rows j of |∂(f_j - f_t)/∂x_i|,
+    t = ``target`` (default argmax f(x)); the row j = t is zero and is kept in the mean, as in
+    CORA, which does not change the order. ``of="logits"``: the mean over the logits of
+    |∂f_j/∂x_i| (this book's earlier order).
+    """
     net = _check_net(net, concrete=True)
     x = check_finite_array("x", x, ndim=1)
     if x.shape != (net.n_in,):
         raise ValueError(f"x must have shape ({net.n_in},), got {x.shape}")
+    of = check_choice("of", of, SENSITIVITIES)
+    t = _target(net, x, target)
     J = np.eye(net.n_in)
     a = x.astype(float)
     for k, (W, b) in enumerate(zip(net.Ws, net.bs, strict=True)):
@@ -122,6 +137,8 @@ def sensitivity(net: Net, x: np.ndarray) -> np.ndarray:
         if k < len(net.Ws) - 1:
             J = J * (z > 0)[:, None]
             a = np.maximum(z, 0.0)
+    if of == "difference":
+        J = J - J[t]
     return np.abs(J).mean(axis=0)
 
 
@@ -203,8 +220,10 @@ def minimal_explanation(
     """Greedy subset-minimal sufficient explanation (Algorithm 1), or by abstraction and
     refinement (Algorithm 2).
 
-    Features are tried one at a time in ``order`` (``"sensitivity"``: ascending, ties by
-    index, or an explicit sequence of feature indices; the others stay fixed); a feature is
+    Features are tried one at a time in ``order`` (``"sensitivity"``: ascending
+    ``sensitivity(net, x)``, CORA's logit-difference order; ``"sensitivity_logits"``: ascending
+    ``sensitivity(net, x, of="logits")``; ties by index; or an explicit sequence of feature
+    indices; the others stay fixed); a feature is
     freed if the query with it free verifies. ``"standard"`` queries the original network.
     ``"abstract_refine"`` queries ``reduce_network(·, ρ)`` for ρ in ``rates`` (increasing,
     ending at 1.0 = the original network), starting each feature at the last ρ used; on a
@@ -226,8 +245,9 @@ def minimal_explanation(
     rates_t = _check_rates(rates)
     _target(net, x_arr, None)  # checks x's length
     if isinstance(order, str):
-        check_choice("order", order, ("sensitivity",))
-        feats = np.argsort(sensitivity(net, x_arr), kind="stable")
+        check_choice("order", order, ORDERS)
+        of = "difference" if order == "sensitivity" else "logits"
+        feats = np.argsort(sensitivity(net, x_arr, of=of), kind="stable")
     else:
         feats = check_indices("order", order, net.n_in, min_size=1)
     rng = np.random.default_rng(seed)
