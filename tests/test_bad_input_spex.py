@@ -226,6 +226,7 @@ SPECS: dict[str, Spec] = {
         finite=True,
     ),
     f"{P}.QueryCounter": Spec(spex.QueryCounter, {"value_fn": F_FN}, {"value_fn": BAD_FN}),
+    f"{P}.QueryCache": Spec(spex.QueryCache, {"value_fn": F_FN}, {"value_fn": BAD_FN}),
     f"{P}.exact_recovery": Spec(
         spex.exact_recovery,
         {"found": F, "planted": F, "tol": 1e-8},

@@ -294,3 +294,77 @@ def test_max_rounds_caps_peeling():
     assert one.peeling_rounds == 1 and one.n_found <= full.n_found
     with pytest.raises(ValueError, match="max_rounds"):
         spex(f, n, max_rounds=0)
+
+
+def test_bch_decoder_is_a_bounded_distance_decoder():
+    """Every pattern of weight <= t (N = 31, t = 3: all 4,992) decodes to itself; a syndrome
+    outside that set fails (no pattern of weight <= t has it)."""
+    import itertools
+
+    from icml25.spex.bch import bch_code, bch_decode
+
+    code = bch_code(16, 3)
+    assert (code.length, code.k) == (31, 16)
+    H = code.H.astype(int)
+    E = []
+    for w in range(4):
+        for pos in itertools.combinations(range(31), w):
+            e = np.zeros(31, np.int8)
+            e[list(pos)] = 1
+            E.append(e)
+    E = np.array(E)
+    S = (E @ H.T) % 2
+    assert len({s.tobytes() for s in S.astype(np.int8)}) == len(E)  # distance >= 2t + 1
+    assert all(np.array_equal(d, e) for d, e in zip(bch_decode(code, S), E, strict=True))
+    known = {s.tobytes() for s in S.astype(np.int8)}
+    rng = np.random.default_rng(0)
+    R = rng.integers(0, 2, size=(400, len(H))).astype(np.int8)
+    out = bch_decode(code, R)
+    for s, d in zip(R, out, strict=True):
+        assert (d is not None) == (s.tobytes() in known)
+
+
+def test_bch_parity_check_matches_galois():
+    """Our H is galois' (null space of the BCH generator matrix, row-reduced), bit for bit, on
+    the same fields (galois' MATLAB primitive polynomials)."""
+    import galois
+
+    from icml25.spex.bch import PRIMITIVE, bch_code
+
+    assert all(int(galois.matlab_primitive_poly(2, m)) == p for m, p in PRIMITIVE.items())
+    for n, t in ((32, 3), (64, 2)):
+        code = bch_code(n, t)
+        ref = galois.BCH(code.length, d=2 * t + 1)
+        H = np.asarray(galois.GF2(ref.G).null_space().row_reduce(), dtype=np.int8)
+        assert ref.k == code.k and np.array_equal(H[H.any(1)], code.H)
+    assert bch_code(1024, 3).length == 2047 and bch_code(4, 3).k == 1  # repetition code
+    with pytest.raises(ValueError, match="n <"):
+        design_delays(70000, "bch", 3)
+
+
+def test_query_cache_answers_repeated_batches_from_memory():
+    from icml25.spex import QueryCache, QueryCounter
+
+    n = 8
+    f, _ = make_sparse_function(n, 5, 2, seed=0)
+    counted = QueryCounter(f)
+    cached = QueryCache(counted)
+    m = np.random.default_rng(0).integers(0, 2, size=(30, n)).astype(np.int8)
+    y = cached(m)
+    y[:] = 0.0  # the caller's copy, not the memory
+    np.testing.assert_array_equal(cached(m.copy()), f(m))
+    assert counted.n_queries == 30 and cached.n_hits == 1
+    cached(m[:10])
+    assert counted.n_queries == 40
+
+
+def test_mobius_eval_pairs_match_the_products():
+    from icml25.spex import mobius_eval
+
+    n = 12
+    rng = np.random.default_rng(0)
+    a = {(): 0.5, (3,): -1.0, (1, 2, 5): 0.7}
+    a.update({(int(i), int(j)): float(rng.normal()) for i in range(n) for j in range(i + 1, n)})
+    m = rng.integers(0, 2, size=(40, n)).astype(np.int8)
+    direct = np.array([sum(v * np.prod(row[list(S)]) for S, v in a.items()) for row in m])
+    np.testing.assert_allclose(mobius_eval(a, m), direct, atol=1e-12)

@@ -5,8 +5,9 @@ Fourier transform (subsampled queries, delays, Walsh-Hadamard, singleton detecti
 :func:`design_delays`, :func:`subsampled_transform`, :func:`fourier_eval`; indices
 (:func:`fourier_to_mobius`, :func:`to_index`), :func:`faithfulness_r2` and the marginal
 baselines (:func:`marginal_baselines`, KernelSHAP from ``shap``); measurement
-(:class:`QueryCounter`, :func:`exact_recovery`, and the interaction-index baselines
-:func:`faith_interactions` from ``shapiq``, :func:`faith_banzhaf_ridge`, :func:`index_size`).
+(:class:`QueryCounter`, :class:`QueryCache`, :func:`exact_recovery`, and the interaction-index
+baselines :func:`faith_interactions` from ``shapiq``, :func:`faith_banzhaf_ridge`,
+:func:`index_size`); the BCH codes of the delays in ``icml25.spex.bch``.
 """
 
 from icml25.spex.core import (
@@ -31,6 +32,7 @@ from icml25.spex.indices import (
     to_index,
 )
 from icml25.spex.measure import (
+    QueryCache,
     QueryCounter,
     exact_recovery,
     faith_banzhaf_ridge,
@@ -40,6 +42,7 @@ from icml25.spex.measure import (
 )
 
 __all__ = [
+    "QueryCache",
     "QueryCounter",
     "SpexResult",
     "exact_recovery",

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 
@@ -28,6 +27,7 @@ from icml25.common.checks import (
     check_probability,
     check_seed,
 )
+from icml25.spex.bch import bch_code, bch_decode
 from icml25.spex.inputs import _as_masks, _check_coeffs, _query, check_masks
 
 __all__ = [
@@ -132,29 +132,6 @@ def make_sparse_function(
     return value_fn, dict(coeffs)
 
 
-@lru_cache(maxsize=8)
-def _bch(n: int, t: int):
-    """A binary BCH code of length 2^m - 1 >= n correcting t errors (galois), its parity-check
-    matrix in reduced row-echelon form, and the number of parity checks p."""
-    import galois
-
-    m = max(3, math.ceil(math.log2(n + 1)))
-    while True:
-        length = 2**m - 1
-        try:
-            code = galois.BCH(length, d=2 * t + 1)
-        except ValueError:
-            m += 1
-            continue
-        if code.k >= 1:
-            break
-        m += 1
-    H = galois.GF2(code.G).null_space().row_reduce()
-    H = np.asarray(H, dtype=np.int8)
-    H = H[H.any(1)]
-    return code, H
-
-
 def design_delays(n: int, delays: str = "identity", t: int = 3) -> np.ndarray:
     """The delay vectors d (rows, each in {0,1}^n), the zero delay first.
 
@@ -167,7 +144,7 @@ def design_delays(n: int, delays: str = "identity", t: int = 3) -> np.ndarray:
     t = check_int("t", t, 1, n if delays == "bch" else None)
     if delays == "identity":
         return np.vstack([np.zeros((1, n), np.int8), np.eye(n, dtype=np.int8)])
-    _, H = _bch(n, t)
+    H = bch_code(n, t).H
     return np.vstack([np.zeros((1, n), np.int8), H[:, :n]])
 
 
@@ -228,19 +205,9 @@ class SpexResult:
 
 def _decode_bch(signs: np.ndarray, n: int, t: int) -> list[np.ndarray | None]:
     """Syndromes (rows of 0/1 bits) -> error patterns k of weight <= t on the first n columns."""
-    import galois
-
-    code, H = _bch(n, t)
-    p, length = H.shape
-    pivots = [int(np.flatnonzero(row)[0]) for row in H]
-    r = np.zeros((len(signs), length), dtype=np.int8)
-    r[:, pivots] = signs  # H r = syndrome, since the pivot columns of H form an identity
-    decoded, n_err = code.decode(galois.GF2(r), output="codeword", errors=True)
-    err = (np.asarray(decoded, dtype=np.int8) ^ r).astype(np.int8)
     out: list[np.ndarray | None] = []
-    for e, ne in zip(err, np.atleast_1d(n_err), strict=True):
-        ok = ne >= 0 and not e[n:].any() and e.sum() <= t
-        out.append(e[:n] if ok else None)
+    for e in bch_decode(bch_code(n, t), signs):
+        out.append(e[:n] if e is not None and not e[n:].any() else None)
     return out
 
 

@@ -75,6 +75,13 @@ def mobius_eval(a: Coeffs, masks: np.ndarray) -> np.ndarray:
         if size == 0:
             out += sum(v for _, v in items)
             continue
+        if size == 2:  # pairs as one matrix: sum_{i<j} a_ij m_i m_j = rowsum((m A) * m)
+            A = np.zeros((masks.shape[1], masks.shape[1]))
+            ij = np.array([S for S, _ in items])
+            A[ij[:, 0], ij[:, 1]] = [v for _, v in items]
+            mf = masks.astype(float)
+            out += ((mf @ A) * mf).sum(1)
+            continue
         for s in range(0, len(items), 4096):  # vectorised in chunks of 4096 sets
             chunk = items[s : s + 4096]
             idx = np.array([S for S, _ in chunk])  # (sets, size)
