@@ -136,6 +136,25 @@ SPECS: dict[str, Spec] = {
         good={"mechanism": st.sampled_from(po.MECHANISMS), "eps": st.just(np.inf)},
         finite=True,
     ),
+    f"{P}.noisy_min_releases": Spec(
+        po.noisy_min_releases,
+        lambda: {
+            "scores": SCORES,
+            "sensitivity": 0.1,
+            "eps": 1.0,
+            "releases": 5,
+            "rng": np.random.default_rng(0),
+        },
+        {
+            "scores": bad_array(SCORES),
+            "sensitivity": bad_positive(),
+            "eps": BAD_EPS,
+            "releases": bad_int(1),
+            "rng": BAD_RNG,
+        },
+        good={"eps": st.just(np.inf), "releases": st.integers(1, 50)},
+        finite=True,
+    ),
     f"{P}.private_potential": Spec(
         po.private_potential,
         lambda: {
@@ -213,10 +232,19 @@ SPECS: dict[str, Spec] = {
             "epss": st.sampled_from([[0.0], [-1.0], [np.nan], ["1"], 1.0, []]),
             "reps": bad_int(1),
             "clip": bad_positive(),
-            "truths": st.sampled_from([np.array([5]), np.array([-1]), np.array([np.nan]), "a"]),
+            "truths": st.sampled_from(
+                [np.array([5]), np.array([-1]), np.array([np.nan]), np.array([1.7]), "a"]
+            ),
             "seed": bad_seed(),
             "candidates": st.sampled_from(
-                [np.array([5]), np.array([-1]), np.array([0, 0]), np.array([np.nan]), "a"]
+                [
+                    np.array([5]),
+                    np.array([-1]),
+                    np.array([0, 0]),
+                    np.array([np.nan]),
+                    np.array([0.5, 1.9]),
+                    "a",
+                ]
             ),
         },
         free=("progress",),

@@ -104,6 +104,50 @@ def test_sensitivity_invariant(family):
         assert np.abs(po.semi_dual_scores(family, X2, Y2, clip) - base).max() <= 2 * clip / n
 
 
+def test_sensitivity_invariant_with_a_binding_clip(family):
+    """|phi| reaches about 0.25 on the box, so C = 0.05 binds: the bound 2C/n then holds only
+    because of the clip (without it, moving a sample from the centre to a corner breaks it)."""
+    rng = np.random.default_rng(14)
+    n, clip = 50, 0.05
+    X, Y = po.sample_problem(family, 7, n, rng)
+    X[0] = Y[0] = 0.0
+    base = po.semi_dual_scores(family, X, Y, clip)
+    corners = np.array([[-0.5, -0.5], [0.5, 0.5], [0.5, -0.5], [-0.5, 0.5]])
+    for k in range(8):
+        X2, Y2 = X.copy(), Y.copy()
+        (X2 if k % 2 else Y2)[0] = corners[k // 2] * 1.4  # far outside: clipped to the box
+        assert np.abs(po.semi_dual_scores(family, X2, Y2, clip) - base).max() <= 2 * clip / n
+    # the same replacement without clipping moves the scores by more than 2C/n
+    X2 = X.copy()
+    X2[0] = corners[1]
+    moved = po.semi_dual_scores(family, X2, Y, 1e6) - po.semi_dual_scores(family, X, Y, 1e6)
+    assert np.abs(moved).max() > 2 * 2 * clip / n
+
+
+def test_noisy_min_releases_matches_the_loop():
+    scores = np.random.default_rng(3).uniform(size=40)
+    fast = po.noisy_min_releases(scores, 0.1, 1.0, 3000, np.random.default_rng(9))
+    rng = np.random.default_rng(9)
+    slow = np.array([po.report_noisy_min(scores, 0.1, 1.0, rng) for _ in range(3000)])
+    assert np.array_equal(fast, slow)
+    assert np.all(po.noisy_min_releases(scores, 0.1, np.inf, 4, rng) == np.argmin(scores))
+
+
+def test_sinkhorn_with_a_tiny_reg_raises():
+    rng = np.random.default_rng(0)
+    U1, U2 = rng.uniform(size=(50, 2)), rng.uniform(size=(50, 2))
+    with pytest.raises(ValueError, match="reg"):
+        po.ot_baseline(U1, U2, "sinkhorn", reg=1e-8)
+    assert np.all(np.isfinite(po.ot_baseline(U1, U2, "sinkhorn", reg=1e-2)(U1)))
+
+
+def test_error_grid_rejects_non_integer_indices(family):
+    with pytest.raises(TypeError, match="truths"):
+        po.error_grid(family, [10], [1.0], 1, truths=[1.7], progress=False)
+    with pytest.raises(TypeError, match="candidates"):
+        po.error_grid(family, [10], [1.0], 1, candidates=[0.5, 1.9], progress=False)
+
+
 def test_exponential_mechanism_is_eps_dp(family):
     rng = np.random.default_rng(5)
     n, clip, eps = 40, 0.3, 1.0

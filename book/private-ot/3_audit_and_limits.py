@@ -22,13 +22,15 @@
 # vectors the sensitivity allows. (2) The Laplace report-noisy-min is audited as a black box:
 # 20 000 releases on $D$ and on $D'$ (one $X_i$ moved to a corner of the box), an output set
 # chosen on one half of the releases, and a Clopper–Pearson lower bound on $\varepsilon$ from
-# the other half (`audit_epsilon`). The audit must stay below $\varepsilon$ for the correct
-# mechanism and must catch a planted bug that drops the $1/n$ from the noise. (3) Two limits:
+# the other half (`audit_epsilon`). A black-box audit cannot prove $\varepsilon$-DP; what it
+# can do is catch a bug, so we plant one (the noise too small by a factor 3 to 1000) and
+# measure the smallest factor it catches, on real data neighbours and on the worst score
+# vectors that the sensitivity allows. (3) Two limits:
 # a truth half a lattice step off the net (misspecified) leaves an error floor, and the
 # non-private POT maps (EMD, Sinkhorn), which do not know the family, are far worse at
 # $n \le 2000$: a comparison that favours our oracle net by construction.
 #
-# At `small` scale the notebook takes about a minute on one CPU thread.
+# At `small` scale the notebook takes under a minute on one CPU thread.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -58,9 +60,11 @@ from icml25.common.claims import claim, greater, less
 from icml25.private_ot import (
     audit_epsilon,
     bump_family,
+    candidate_errors,
     error_grid,
     make_grid,
     map_l2_error,
+    noisy_min_releases,
     ot_baseline,
     potential_family,
     report_noisy_min,
@@ -83,7 +87,10 @@ WIDTH = 0.12
 LEVELS = np.linspace(-0.006, 0.006, CONFIG["levels"])
 points, axis = make_grid(CONFIG["N"])
 family = bump_family(axis, CENTERS, WIDTH, LEVELS)
-print(SCALE, CONFIG, f"{family.size} candidates")
+E = candidate_errors(family)
+zero = int(np.flatnonzero(np.all(family.thetas == 0, 1))[0])  # theta = 0: the identity map
+zero_level = float(E[zero].mean())  # the best data-free (0-DP) guess, uniform planted truth
+print(SCALE, CONFIG, f"{family.size} candidates; identity map's error {zero_level:.2e}")
 
 # %% [markdown]
 # ## Exact privacy loss of the exponential mechanism
@@ -145,55 +152,73 @@ print(
 # moving one sample shifts all 625 scores almost equally (the spread of the change is a few
 # per cent of $\Delta$), and a common shift changes no selection.
 #
-# ## Auditing the Laplace mechanism, and a planted bug
+# ## Auditing the Laplace mechanism, and planted bugs
 #
-# The neighbour for the audit moves the $X_i$ that most changes the contest between the two
-# best candidates of $D$ to a corner. The planted bug scores by sums $n S_n$ but keeps the
-# noise calibrated to the mean's sensitivity $\Delta = 2C/n$: the $1/n$ is gone from the
-# noise, which is then $n$ times too small. $\varepsilon = 0.5$, $n = 1000$, 3 data seeds.
+# The data neighbour moves the $X_i$ that most changes the contest between the two best
+# candidates of $D$ to a corner ($n = 1000$, $\varepsilon = 0.5$, 3 data seeds). The planted
+# bug multiplies the scores by a factor $f$ while keeping the noise calibrated to
+# $\Delta = 2C/n$: the noise is $f$ times too small ($f = n$ is the bug of scoring by sums
+# $nS_n$). The same audit is run on the worst score vectors the sensitivity allows: two
+# candidates with equal scores on $D$, moved by $-\Delta$ and $+\Delta$ on $D'$. Releases are
+# drawn by `noisy_min_releases` (the same law as a loop of `report_noisy_min`).
 
 # %%
-audit_ok, audit_bug, top_share = [], [], []
+FACTORS = [1, 3, 10, 30, 100, 1000]
+audit_data = np.zeros((CONFIG["seeds"], len(FACTORS)))
+audit_worst = np.zeros((CONFIG["seeds"], len(FACTORS)))
+R = CONFIG["releases"]
 for seed in range(CONFIG["seeds"]):
     rng = np.random.default_rng(100 + seed)
     X, Y = sample_problem(family, int(rng.integers(family.size)), N_AUDIT, rng)
     s = semi_dual_scores(family, X, Y, CLIP)
     X_p, _ = worst_neighbour(family, X, Y, CLIP, among=np.argsort(s)[:2])
     s_p = semi_dual_scores(family, X_p, Y, CLIP)
-    for out, factor in ((audit_ok, 1.0), (audit_bug, float(N_AUDIT))):
-        a = np.array(
-            [report_noisy_min(factor * s, sens, EPS_AUDIT, rng) for _ in range(CONFIG["releases"])]
-        )
-        b = np.array(
-            [
-                report_noisy_min(factor * s_p, sens, EPS_AUDIT, rng)
-                for _ in range(CONFIG["releases"])
-            ]
-        )
-        out.append(audit_epsilon(a, b))
-        if factor > 1:
-            top_share.append(np.bincount(a).max() / a.size)
-audit_ok, audit_bug = np.array(audit_ok), np.array(audit_bug)
-fig, ax = plt.subplots(figsize=(6, 4))
-ax.bar(np.arange(3) - 0.2, audit_ok, 0.4, color=plotting.PALETTE[0], label="correct mechanism")
-ax.bar(np.arange(3) + 0.2, audit_bug, 0.4, color=plotting.PALETTE[3], label="bug: no 1/n")
-ax.axhline(EPS_AUDIT, color="k", ls="--", lw=1, label=f"$\\varepsilon$ = {EPS_AUDIT}")
+    w, w_p = np.zeros(2), np.array([-sens, sens])  # worst score vectors, two candidates
+    for k, f in enumerate(FACTORS):
+        for out, (u, v) in ((audit_data, (s, s_p)), (audit_worst, (w, w_p))):
+            a = noisy_min_releases(f * u, sens, EPS_AUDIT, R, rng)
+            b = noisy_min_releases(f * v, sens, EPS_AUDIT, R, rng)
+            out[seed, k] = audit_epsilon(a, b)
+fig, ax = plt.subplots(figsize=(6.5, 4.2))
+for out, c, lab, mk in (
+    (audit_data, plotting.PALETTE[0], "data neighbour (one $X_i$ to a corner)", "o"),
+    (audit_worst, plotting.PALETTE[3], "worst score vectors ($\\pm\\Delta$)", "s"),
+):
+    ax.plot(FACTORS, out.T, mk, color=c, alpha=0.5, ms=4)
+    ax.plot(FACTORS, out.mean(0), "-", marker=mk, color=c, label=lab)
+ax.axhline(EPS_AUDIT, color="k", ls="--", lw=1, label=f"claimed $\\varepsilon$ = {EPS_AUDIT}")
 ax.set(
-    xticks=range(3),
-    xticklabels=[f"seed {s}" for s in range(3)],
+    xscale="log",
+    xlabel="bug: noise too small by a factor $f$ ($f = 1$: correct)",
     ylabel="95 % lower bound on $\\varepsilon$",
-    title="black-box audit, 2 x 20 000 releases",
+    title=f"black-box audit, 2 x {R} releases (3 seeds)",
 )
 ax.legend(fontsize=8)
 plt.show()
-print("audit bound, correct:", audit_ok, "bug:", np.round(audit_bug, 3))
+caught_data = [f for f, col in zip(FACTORS, audit_data.T, strict=True) if np.all(col > EPS_AUDIT)]
+caught_worst = [f for f, col in zip(FACTORS, audit_worst.T, strict=True) if np.all(col > EPS_AUDIT)]
+min_f_data = min(caught_data) if caught_data else np.inf
+min_f_worst = min(caught_worst) if caught_worst else np.inf
+print("audit bound, data neighbour:\n", np.round(audit_data, 3))
+print("audit bound, worst score vectors:\n", np.round(audit_worst, 3))
+print("smallest factor caught in every seed: data", min_f_data, "worst vectors", min_f_worst)
+glue("min_f_data", float(min_f_data), display=False)
+glue("min_f_worst", float(min_f_worst), display=False)
+glue("audit_ok_data", float(audit_data[:, 0].max()), display=False)
+glue("audit_ok_worst", float(audit_worst[:, 0].max()), display=False)
+glue("audit_100_data", float(audit_data[:, FACTORS.index(100)].max()), display=False)
 
 # %% [markdown]
-# *What to see:* the correct mechanism's audit bound is 0 (no evidence against
-# $\varepsilon$-DP; the audit is loose, since real neighbours barely move the scores, see
-# above), while the bug's bound exceeds $\varepsilon$ in every seed: a valid 95 % lower bound
-# above the claimed $\varepsilon$ is proof, at that confidence, that the code is not
-# $\varepsilon$-DP.
+# *What to see:* on the worst score vectors the audit has power: the correct mechanism's bound
+# ({glue:text}`audit_ok_worst:.2f` at most) stays below $\varepsilon$, and a bug whose noise
+# is {glue:text}`min_f_worst:.0f` times too small is caught in every seed (a valid 95 % lower
+# bound above the claimed $\varepsilon$ is proof, at that confidence, that the code is not
+# $\varepsilon$-DP). On real data neighbours the audit is blind: moving one sample shifts all
+# 625 scores almost equally (see above), so the bound is {glue:text}`audit_ok_data:.3f` for the
+# correct mechanism, still {glue:text}`audit_100_data:.3f` at most for a bug of 100x, and only
+# the bug of {glue:text}`min_f_data:.0f`x is caught. A bound below $\varepsilon$ is no
+# evidence of privacy: a black-box audit cannot prove DP, and on this data it could not see a
+# bug of 100x.
 #
 # ## Misspecification: a truth off the net
 #
@@ -235,6 +260,8 @@ well = [
 err_mis = np.stack([r["err"] for r in mis]).mean(-1)  # (seeds, n, eps)
 err_well = np.stack([r["err"] for r in well]).mean(-1)
 floor = float(np.mean([r["floor"].mean() for r in mis]))
+E_both = candidate_errors(both)
+zero_mis = float(E_both[zero, truths].mean())  # the identity map against the off-net truths
 fig, ax = plt.subplots(figsize=(6.5, 4.2))
 for b, (lab, ls) in enumerate([("$\\varepsilon = 1$", ":"), ("$\\varepsilon = \\infty$", "-")]):
     ax.plot(
@@ -254,6 +281,7 @@ for b, (lab, ls) in enumerate([("$\\varepsilon = 1$", ":"), ("$\\varepsilon = \\
         label=f"well-specified, {lab}",
     )
 ax.axhline(floor, color="grey", lw=1, label="best candidate of the net (floor)")
+ax.axhline(zero_mis, color="k", ls=":", lw=1.5, label="identity map (data-free, 0-DP)")
 ax.set(
     xscale="log",
     yscale="log",
@@ -265,15 +293,21 @@ ax.legend(fontsize=8)
 plt.show()
 drop_mis = 1 - err_mis[:, 2, 1] / err_mis[:, 1, 1]  # fraction of the error removed 1e4 -> 3e4
 drop_well = 1 - err_well[:, 2, 1] / err_well[:, 1, 1]
+floors = np.array([r["floor"].mean() for r in mis])  # (seeds,) best candidate per seed
+excess_mis = err_mis[:, 2, 1] / floors - 1  # excess over the net's best, eps = inf, n = 3e4
+excess_mis_1 = err_mis[:, 2, 0] / floors - 1  # the same at eps = 1
+excess_zero = zero_mis / floor - 1  # the identity map's excess over the floor
 print("drop 1e4 -> 3e4, misspecified:", np.round(drop_mis, 3), "well:", np.round(drop_well, 3))
-print(
-    f"floor {floor:.2e}; misspecified error at 3e4 / floor:", np.round(err_mis[:, 2, 1] / floor, 3)
-)
+print(f"floor {floor:.2e}; excess over the floor at 3e4, eps = inf:", np.round(excess_mis, 3))
+print("eps = 1:", np.round(excess_mis_1, 2), f"identity map: {excess_zero:.2f}")
 
 # %% [markdown]
 # *What to see:* with the truth off the net the error stops falling at the floor of the best
 # candidate (grey): more data only make the selection of the nearest lattice point surer. The
-# well-specified control keeps falling, to exact recovery. The paper's net grows with $n$
+# well-specified control keeps falling, to exact recovery. That the error cannot go below the
+# floor is by construction (a fixed net); what is checked below is that the estimator reaches
+# it, within 50 % at $n = 3\cdot10^4$ without privacy, where the identity map (dotted) and the
+# estimate at $\varepsilon = 1$ do not. The paper's net grows with $n$
 # (its approximation error is part of the rate); a fixed net's floor is exactly this term.
 #
 # ## Non-private POT baselines
@@ -289,11 +323,13 @@ NS_POT = [250, 500, 1000, 2000]
 rng = np.random.default_rng(7)
 x_eval = rng.uniform(-0.5, 0.5, (2000, 2))
 rows = {"EMD": [], "Sinkhorn": [], "ours, eps = inf": [], "ours, eps = 1": []}
+zero_rows = []  # the identity map on the same truths
 for n in NS_POT:
     t = int(rng.integers(family.size))
     X, Y = sample_problem(family, t, n, rng)
     T0 = transport_map(family.phi[t], axis)
     rows["EMD"].append(map_l2_error(ot_baseline(X, Y, "emd"), T0, x_eval))
+    zero_rows.append(map_l2_error(transport_map(family.phi[zero], axis), T0, x_eval))
     rows["Sinkhorn"].append(
         map_l2_error(ot_baseline(X, Y, "sinkhorn", reg=1e-2), T0, x_eval) if n <= 1000 else np.nan
     )
@@ -311,6 +347,7 @@ for (key, vals), c in zip(rows.items(), [plotting.PALETTE[i] for i in (1, 2, 0, 
         color=c,
         label=key,
     )
+ax.axhline(zero_level, color="k", ls=":", lw=1.5, label="identity map (mean over truths)")
 ax.set(
     xscale="log",
     yscale="log",
@@ -320,55 +357,72 @@ ax.set(
 )
 ax.legend(fontsize=8)
 plt.show()
-for key, vals in rows.items():
+for key, vals in [*rows.items(), ("identity map", zero_rows)]:
     print(f"{key:16s}", " ".join(f"{v:.1e}" for v in vals))
+emd_above_zero = int(np.sum(np.array(rows["EMD"]) > np.array(zero_rows)))
+ours_1_above_zero = int(np.sum(np.array(rows["ours, eps = 1"]) > np.array(zero_rows)))
+ours_inf_above_zero = int(np.sum(np.array(rows["ours, eps = inf"]) > np.array(zero_rows)))
+glue("emd_above_zero", emd_above_zero, display=False)
+glue("ours_1_above_zero", ours_1_above_zero, display=False)
+glue("ours_inf_above_zero", ours_inf_above_zero, display=False)
 
 # %% [markdown]
-# *What to see:* the POT maps are worse than ours at $\varepsilon = \infty$ at every $n$, and
-# worse than ours even at $\varepsilon = 1$: a nonparametric map from $n \le 2000$ points
-# carries a bias and variance that the oracle net does not have. One data set per $n$, an
-# illustration only.
+# *What to see:* the largest error of the POT maps is above every error of ours at
+# $\varepsilon = \infty$: a nonparametric map from $n \le 2000$ points carries a bias and
+# variance that the oracle net does not have. Against the identity map of the same truth (the
+# data-free guess, dotted at its mean over truths), EMD is worse at {glue:text}`emd_above_zero`
+# of the 4 sample sizes, ours at $\varepsilon = 1$ at {glue:text}`ours_1_above_zero` and ours at
+# $\varepsilon = \infty$ at {glue:text}`ours_inf_above_zero`: at $n \le 2000$ and
+# $\varepsilon = 1$ the private estimate is no better than ignoring the data (notebook 2 shows
+# the same over 90 data sets per cell). One data set per $n$ and an untuned
+# Sinkhorn regularisation ($10^{-2}$, chosen as the smallest power of ten that does not
+# underflow at these sizes; `ot_baseline` raises a `ValueError` naming `reg` when it does):
+# an illustration only, not a fair comparison.
 
 # %%
 runtime_s = time.perf_counter() - t_start
 claim(
-    "private-ot/3_audit_and_limits/audit_below_eps",
-    "A black-box audit of the Laplace report-noisy-min (2 x 20 000 releases, worst X moved to a "
-    "corner) gives a 95 % lower bound on eps that stays below eps = 0.5 in every seed; the same "
-    "audit of the planted bug (no 1/n in the noise) does not",
-    paper="report-noisy-min of the clipped semi-dual is pure eps-DP (theorem)",
-    value=audit_ok,
-    check=less(EPS_AUDIT),
-    control=("bug: noise without 1/n", audit_bug),
-    verdict="reproduced",
-    caveat="the audit is loose (bound 0): real neighbours move the scores by a few per cent of "
-    "the sensitivity; the exact exponential-mechanism loss reaches eps only on score vectors",
-    fmt=".3f",
-)
-claim(
     "private-ot/3_audit_and_limits/audit_catches_bug",
-    "The same audit of the planted bug gives a 95 % lower bound above eps = 0.5 in every seed "
-    "(proof that it is not eps-DP); of the correct mechanism it does not",
-    paper="the noise scale 2 Delta / eps with Delta = 2C/n is what makes it private",
-    value=audit_bug,
+    "A black-box audit (2 x 20 000 releases, Clopper-Pearson 95 % lower bound) of the Laplace "
+    "report-noisy-min on the worst score vectors (two candidates moved by -Delta, +Delta) "
+    "exceeds eps = 0.5 in every seed for a planted bug whose noise is 3x too small; for the "
+    "correct mechanism it does not",
+    paper="report-noisy-min of the clipped semi-dual is pure eps-DP (theorem)",
+    value=audit_worst[:, FACTORS.index(3)],
     check=greater(EPS_AUDIT),
-    control=("correct mechanism", audit_ok),
-    verdict="reproduced",
-    fmt=".3f",
+    control=("correct mechanism", audit_worst[:, 0]),
+    verdict="illustrated",
+    caveat="a black-box audit cannot prove DP: the correct mechanism's bound below eps "
+    f"({audit_worst[:, 0].max():.2f} on the worst score vectors, "
+    f"{audit_data[:, 0].max():.3f} on data neighbours) is no evidence of privacy; on real "
+    f"data neighbours (one X_i moved to a corner) the audit catches only a bug of "
+    f"{min_f_data:.0f}x (bound {audit_data[:, FACTORS.index(100)].max():.3f} at 100x), since "
+    "moving one sample shifts all scores almost equally",
+    fmt=".3g",
+    numbers={
+        "smallest factor caught, worst score vectors": min_f_worst,
+        "smallest factor caught, data neighbour": min_f_data,
+        "data neighbour, bound at 1000x (mean)": float(audit_data[:, -1].mean()),
+    },
 )
 claim(
     "private-ot/3_audit_and_limits/misspecified_floor",
-    "With the truth half a lattice step off the net, the error at eps = inf stops falling: less "
-    "than half of it goes from n = 1e4 to 3e4 in every seed; with the truth on the net it does",
+    "With the truth half a lattice step off the net, the estimate at eps = inf and n = 3e4 "
+    "reaches the net's best candidate: its error exceeds that floor by less than 50 % in every "
+    "seed; the data-free identity map does not",
     paper="the rate includes the net's approximation error (the paper's net grows with n)",
-    value=drop_mis,
-    check=less(0.5),
-    control=("well-specified", drop_well),
+    value=excess_mis,
+    check=less(0.5, label="50 % above the floor"),
+    control=("identity map", excess_zero),
     verdict="reproduced",
-    fmt=".3f",
+    caveat="the floor itself is by construction (a fixed net); what is checked is that the "
+    f"estimator attains it; at eps = 1 the excess is {excess_mis_1.mean():.2f}, and the "
+    f"share of the error removed from 1e4 to 3e4 is {drop_mis.mean():.2f} (well-specified "
+    f"{drop_well.mean():.2f})",
+    fmt=".3g",
     numbers={
         "floor (best candidate)": floor,
-        "error at 3e4 / floor": float(err_mis[:, 2, 1].mean() / floor),
+        "excess at eps = 1": float(excess_mis_1.mean()),
     },
 )
 assert np.all(loss_adv <= eps_grid * (1 + 1e-9)) and np.all(loss_data <= loss_adv), (
@@ -376,10 +430,12 @@ assert np.all(loss_adv <= eps_grid * (1 + 1e-9)) and np.all(loss_data <= loss_ad
     loss_data,
 )
 assert np.nanmax(rows["EMD"]) > max(rows["ours, eps = inf"]), rows
+assert min_f_worst < min_f_data, (min_f_worst, min_f_data)
 glue("loss_adv_ratio", float((loss_adv / eps_grid).max()), display=False)
 glue("loss_data_ratio", float((loss_data / eps_grid).max()), display=False)
 glue("spread_all", spread_all, display=False)
 glue("floor", floor, display=False)
+glue("zero_level", zero_level, display=False)
 glue("emd_2000", float(rows["EMD"][-1]), display=False)
 glue("ours_1_2000", float(rows["ours, eps = 1"][-1]), display=False)
 glue("runtime_s", runtime_s, display=False)

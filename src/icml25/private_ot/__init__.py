@@ -12,6 +12,7 @@ Grid values are flat arrays over :func:`make_grid` points (point i·n + j = (axi
   :func:`sample_problem`;
 * privacy: :func:`semi_dual_scores`, :func:`report_noisy_min`, :func:`selection_probabilities`,
   :func:`private_potential` (a :class:`PotentialEstimate`), :func:`audit_epsilon`,
+  :func:`noisy_min_releases`,
   :func:`worst_neighbour`;
 * evaluation: :func:`map_l2_error`, :func:`ot_baseline` (POT), :func:`candidate_errors`,
   :func:`error_grid`.
@@ -30,6 +31,7 @@ from icml25.private_ot.mechanisms import (
     MECHANISMS,
     PotentialEstimate,
     audit_epsilon,
+    noisy_min_releases,
     private_potential,
     report_noisy_min,
     selection_probabilities,
@@ -49,6 +51,7 @@ __all__ = [
     "legendre_conjugate",
     "make_grid",
     "map_l2_error",
+    "noisy_min_releases",
     "ot_baseline",
     "potential_family",
     "population_semi_dual",

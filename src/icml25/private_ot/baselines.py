@@ -47,7 +47,8 @@ def ot_baseline(
 
     ``method="emd"`` is ``ot.da.EMDTransport`` (exact OT), ``"sinkhorn"`` is
     ``ot.da.SinkhornTransport(reg_e=reg)``; new points are mapped as POT does (the nearest
-    training source point, shifted). X, Y: (n, d); returns (m, d) -> (m, d).
+    training source point, shifted). X, Y: (n, d); returns (m, d) -> (m, d). Raises ValueError
+    naming ``reg`` if Sinkhorn's map is not finite (reg too small: the kernel underflows).
     """
     X, Y = check_samples(X, Y)
     method = check_choice("method", method, OT_METHODS)
@@ -59,6 +60,13 @@ def ot_baseline(
     else:
         model = ot.da.SinkhornTransport(reg_e=reg, max_iter=2000)
     model.fit(Xs=X, Xt=Y)
+    if not np.all(np.isfinite(model.coupling_)) or not np.all(
+        np.isfinite(model.transform(Xs=X))
+    ):  # POT only warns: an underflowing Sinkhorn kernel gives a NaN map
+        raise ValueError(
+            f"reg={reg} is too small for Sinkhorn on this data (the fitted map is not finite); "
+            "use a larger reg or method='emd'"
+        )
     d = X.shape[1]
 
     def T(x: np.ndarray) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from tqdm import tqdm
 
-from icml25.common.checks import check_finite_array, check_int, check_positive, check_seed
+from icml25.common.checks import check_index_array, check_int, check_positive, check_seed
 from icml25.private_ot.family import PotentialFamily, check_family, sample_problem
 from icml25.private_ot.grid import _gradient
 from icml25.private_ot.mechanisms import (
@@ -68,14 +68,12 @@ def error_grid(
     clip = check_positive("clip", clip)
     seed = check_seed("seed", seed)
     if truths is not None:
-        truths = check_finite_array("truths", truths, ndim=1).astype(int)
-        if truths.min() < 0 or truths.max() >= family.size:
-            raise ValueError(f"truths must hold indices in [0, {family.size})")
+        truths = check_index_array("truths", truths, high=family.size, ndim=1)
     if candidates is None:
         net = np.arange(family.size)
     else:
-        net = check_finite_array("candidates", candidates, ndim=1).astype(int)
-        if net.min() < 0 or net.max() >= family.size or np.unique(net).size != net.size:
+        net = check_index_array("candidates", candidates, high=family.size, ndim=1)
+        if np.unique(net).size != net.size:
             raise ValueError(f"candidates must hold distinct indices in [0, {family.size})")
     sub = PotentialFamily(
         family.axis, family.points, family.thetas[net], family.phi[net], family.phistar[net]
