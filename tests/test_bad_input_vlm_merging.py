@@ -112,6 +112,7 @@ SPECS: dict[str, Spec] = {
             "params": "layers",
             "batch_size": 4,
             "seed": 0,
+            "layers": [1],
         },
         {
             "model": not_a(torch.nn.Linear(2, 2)),
@@ -122,6 +123,7 @@ SPECS: dict[str, Spec] = {
             "params": bad_choice(vm.PARAM_GROUPS),
             "batch_size": bad_int(2),
             "seed": bad_seed(),
+            "layers": st.sampled_from([[], [2], [-1], "0", 1, [0.5]]),
         },
         finite=True,
     ),
@@ -195,6 +197,34 @@ SPECS: dict[str, Spec] = {
         {"model": not_a(), "suite": not_a(), "layer": not_none(bad_int(0, 1))},
         finite=True,
     ),
+    f"{P}.merge_candidates": Spec(
+        vm.merge_candidates,
+        {"n_layer": 3, "lambdas": [1.0, 0.5]},
+        {
+            "n_layer": bad_int(1),
+            "lambdas": st.sampled_from([[], [1.5], [-0.1, 0.5], ["a"]]),
+        },
+    ),
+    f"{P}.evaluate_merges": Spec(
+        vm.evaluate_merges,
+        lambda: {
+            "models": {"base": _trio()[0], "vlm": _trio()[1], "reason": _trio()[0]},
+            "suite": _suite(),
+            "candidates": [{"method": "linear", "weights": (0.5, 0.5)}],
+            "tasks": ["perception"],
+            "split": "val",
+        },
+        {
+            "models": not_a({"base": 1}, {}),
+            "suite": not_a(),
+            "candidates": st.sampled_from(
+                [[], None, [{"weights": (1, 0)}], [{"method": "slerp"}], "linear"]
+            ),
+            "tasks": BAD_TASKS,
+            "split": st.one_of(bad_choice(("val", "test")), st.just("train")),
+        },
+        finite=True,
+    ),
     f"{P}.train_models": Spec(
         vm.train_models,
         lambda: {"suite": _suite(), "seed": 0, "scale": "small"},
@@ -204,8 +234,8 @@ SPECS: dict[str, Spec] = {
     f"{P}.save_models": Spec(
         vm.save_models,
         lambda: {
-            "models": dict.fromkeys(("base", "reason", "vlm"), _trio()[0]),
-            "losses": dict.fromkeys(("base", "reason", "vlm"), [1.0]),
+            "models": dict.fromkeys(("base", "reason", "vlm", "planted"), _trio()[0]),
+            "losses": dict.fromkeys(("base", "reason", "vlm", "planted"), [1.0]),
             "seed": 0,
             "directory": "/nonexistent",
         },
@@ -231,7 +261,7 @@ SPECS: dict[str, Spec] = {
 }
 
 CONSTANTS = {f"{P}.{n}" for n in ("IMG", "METHODS", "N_IMAGE_TOKENS", "PARAM_GROUPS", "SPLITS")}
-CONSTANTS |= {f"{P}.TASKS", f"{P}.VOCAB"}
+CONSTANTS |= {f"{P}.TASKS", f"{P}.VOCAB", f"{P}.MODEL_NAMES", f"{P}.RECIPES"}
 RESULTS = {f"{P}.Batch": vm.Batch, f"{P}.TaskSuite": vm.TaskSuite}
 
 test_bad_input_is_rejected = bad_input_test(SPECS)

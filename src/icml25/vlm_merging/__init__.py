@@ -2,9 +2,16 @@
 VLM built from the same base, and where perception and reasoning live in the layers."""
 
 from icml25.vlm_merging.analysis import image_token_alignment, layer_ablation
-from icml25.vlm_merging.checkpoints import load_models, save_models, train_models
+from icml25.vlm_merging.checkpoints import (
+    MODEL_NAMES,
+    RECIPES,
+    load_models,
+    save_models,
+    train_models,
+)
 from icml25.vlm_merging.merging import METHODS, layer_index, merge, mergeable, task_vector
 from icml25.vlm_merging.model import PARAM_GROUPS, binomial_se, build_model, evaluate, train
+from icml25.vlm_merging.sweep import evaluate_merges, merge_candidates
 from icml25.vlm_merging.tasks import (
     IMG,
     N_IMAGE_TOKENS,
@@ -20,8 +27,10 @@ from icml25.vlm_merging.tasks import (
 __all__ = [
     "IMG",
     "METHODS",
+    "MODEL_NAMES",
     "N_IMAGE_TOKENS",
     "PARAM_GROUPS",
+    "RECIPES",
     "SPLITS",
     "TASKS",
     "VOCAB",
@@ -31,12 +40,14 @@ __all__ = [
     "build_model",
     "digit_token",
     "evaluate",
+    "evaluate_merges",
     "image_token_alignment",
     "layer_ablation",
     "layer_index",
     "load_models",
     "make_suite",
     "merge",
+    "merge_candidates",
     "mergeable",
     "save_models",
     "task_vector",

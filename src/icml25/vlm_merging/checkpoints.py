@@ -8,7 +8,8 @@ the chapter may spend twice, so the notebooks load the committed files; regenera
 Recipe (the brief's recommendations; ``RECIPES``): base LM on "base" (all parameters); the
 reasoning LM continues from it on text reasoning (80 %) and base (20 %), layers only (embeddings
 and head frozen); the VLM continues from it in two stages on perception: projector only, then
-layers only.
+layers only. A fourth model, the *planted* control, is trained like the VLM but its second stage
+trains only the last block, so its perception lives there by construction.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from icml25.vlm_merging.model import _check_model, _check_suite, build_model, tr
 
 __all__ = ["MODEL_NAMES", "RECIPES", "load_models", "save_models", "train_models"]
 
-MODEL_NAMES = ("base", "reason", "vlm")
+MODEL_NAMES = ("base", "reason", "vlm", "planted")
 
 #: Model sizes and (task, steps, lr, params) of every stage, per scale.
 RECIPES: dict[str, dict] = {
@@ -35,6 +36,7 @@ RECIPES: dict[str, dict] = {
         "base": [("base", 600, 2e-3, "all")],
         "reason": [({"text_reasoning": 0.8, "base": 0.2}, 900, 1e-3, "layers")],
         "vlm": [("perception", 300, 2e-3, "projector"), ("perception", 300, 5e-4, "layers")],
+        "planted": [("perception", 300, 2e-3, "projector"), ("perception", 300, 1e-3, "last")],
     },
     "large": {
         "model": {"n_layer": 8, "n_embd": 128, "n_head": 4},
@@ -42,6 +44,7 @@ RECIPES: dict[str, dict] = {
         "base": [("base", 2400, 1e-3, "all")],
         "reason": [({"text_reasoning": 0.8, "base": 0.2}, 3600, 5e-4, "layers")],
         "vlm": [("perception", 1200, 1e-3, "projector"), ("perception", 1200, 3e-4, "layers")],
+        "planted": [("perception", 1200, 1e-3, "projector"), ("perception", 1200, 6e-4, "last")],
     },
 }
 
@@ -58,7 +61,12 @@ def train_models(suite, seed: int = 0, scale: str = "small") -> tuple[dict, dict
         model = base if name == "base" else copy.deepcopy(base)
         losses[name] = []
         for j, (task, steps, lr, params) in enumerate(recipe[name]):
-            losses[name] += train(model, suite, task, steps, lr, params, seed=seed * 10 + j)
+            layers = None
+            if params == "last":  # the planted control: perception trained into the last block
+                params, layers = "layers", [model.n_layer - 1]
+            losses[name] += train(
+                model, suite, task, steps, lr, params, seed=seed * 10 + j, layers=layers
+            )
         models[name] = model
     return models, losses
 

@@ -63,8 +63,16 @@ def build_model(
     )
 
 
-def _params(model: TinyVLM, params: str) -> list[torch.nn.Parameter]:
+def _params(model: TinyVLM, params: str, layers=None) -> list[torch.nn.Parameter]:
     params = check_choice("params", params, PARAM_GROUPS)
+    if layers is not None:
+        if params != "layers":
+            raise ValueError(f"layers is only used with params='layers', got params={params!r}")
+        if isinstance(layers, (str, bytes)) or not isinstance(layers, (list, tuple)) or not layers:
+            raise TypeError(f"layers must be a non-empty list of block indices, got {layers!r}")
+        layers = [check_int("layers", i, 0, model.n_layer - 1) for i in layers]
+        prefixes = tuple(f"lm.transformer.h.{i}." for i in layers)
+        return [p for k, p in model.named_parameters() if k.startswith(prefixes)]
     if params == "all":
         return list(model.parameters())
     if params == "projector":
@@ -93,17 +101,20 @@ def train(
     params: str = "all",
     batch_size: int = 64,
     seed: int = 0,
+    layers=None,
 ) -> list[float]:
     """Train ``params`` of ``model`` for ``steps`` AdamW steps (no weight decay) on ``task`` (a
     name, or a dict task -> weight: each batch is split between the tasks in proportion); returns
-    the loss of every step. The other parameters are frozen (their gradients are not computed)."""
+    the loss of every step. The other parameters are frozen (their gradients are not computed).
+    ``layers`` (with ``params="layers"``): train only these blocks (not ``ln_f``), e.g. ``[5]``
+    to plant a skill in one block."""
     model, suite = _check_model(model), _check_suite(suite)
     mixture = _mixture(task)
     steps = check_int("steps", steps, 1)
     lr = check_positive("lr", lr)
     batch_size = check_int("batch_size", batch_size, len(mixture))
     seed = check_seed("seed", seed)
-    group = _params(model, params)
+    group = _params(model, params, layers)
     chosen = {id(p) for p in group}
     for p in model.parameters():
         p.requires_grad_(id(p) in chosen)
