@@ -167,7 +167,7 @@ plt.show()
 
 # %% [markdown]
 # **What to see.** Lines are the mean over the seeds (each with its own victim), bands ± one sd.
-# The oracle (real digits, dashed) is on top at every budget. On average Stealix is well above
+# The oracle (real digits, dashed) is on top at every budget. On average Stealix is above
 # random prompts, class names and rendered letters at every budget, but not on every seed (its
 # band is wide: on one victim it stays near random prompts), none of those is a baseline
 # of the paper, and the ranking is partly built into this world (its context slots; see the
