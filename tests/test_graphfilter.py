@@ -1,0 +1,124 @@
+"""Known-answer tests of icml25.graphfilter (seconds)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from icml25.graphfilter import (
+    build_graph,
+    evaluate_subset,
+    graphfilter,
+    ifd_scores,
+    load_pairs,
+    plant_noise,
+    quality_from_ifd,
+    select_baseline,
+    split_pairs,
+    subset_stats,
+)
+
+TOY = [
+    "red apple pie",
+    "green apple tart",
+    "red cherry pie",
+    "blue sky",
+    "red apple pie",
+    "sky blue sea",
+    "lemon tart",
+    "cherry red wine",
+    "green sea",
+    "apple",
+    "wine tart pie",
+    "blue lemon",
+]
+
+
+def test_corpus_counts_and_split():
+    pairs = load_pairs()
+    assert len(pairs) == 2026
+    assert len({x for x, _ in pairs}) == 749
+    pool, test = split_pairs(pairs, 0.2, seed=0)
+    assert len(test) == 150 and len({x for x, _ in test}) == 150
+    assert not {x for x, _ in test} & {x for x, _ in pool}
+
+
+def test_plant_noise_marks_and_dups():
+    pairs = [(f"question number {i} here", f"answer {i}") for i in range(100)]
+    out, bad, dup = plant_noise(pairs, 0.25, 0.2, seed=1)
+    assert len(out) == 120 and bad[:100].sum() == 25
+    assert all(out[i][1] != pairs[i][1] for i in np.flatnonzero(bad[:100]))
+    assert (dup[:100] == -1).all() and (dup[100:] >= 0).all()
+    assert all(out[i][1] == out[dup[i]][1] for i in range(100, 120))
+
+
+@pytest.mark.parametrize("combine", ["mul", "add"])
+@pytest.mark.parametrize("weighting", ["tfidf", "binary"])
+def test_lazy_equals_naive(combine, weighting):
+    g = build_graph(TOY, 2, weighting)
+    q = np.random.default_rng(0).random(len(TOY)) + 0.1
+    assert graphfilter(g, q, 8, combine) == graphfilter(g, q, 8, combine, lazy=False)
+
+
+def test_greedy_coverage_bound():
+    g = build_graph(TOY, 1, "binary")
+    W = g.incidence.toarray() > 0
+    sel = graphfilter(g, np.ones(len(TOY)), 3)
+    cov = W[sel].any(0).sum()
+    opt = max(W[list(c)].any(0).sum() for c in itertools.combinations(range(len(TOY)), 3))
+    assert cov >= (1 - 1 / np.e) * opt
+
+
+def test_exact_duplicate_never_taken_and_early_stop():
+    g = build_graph(TOY, 3)
+    sel = graphfilter(g, np.ones(len(TOY)), 12)
+    assert not {0, 4} <= set(sel)  # identical texts: the twin has D = 0
+    assert len(sel) < 12  # everything covered before the budget
+
+
+def test_zero_quality_never_selected_and_static_is_top_phi0():
+    g = build_graph(TOY, 2)
+    q = np.ones(len(TOY))
+    q[[1, 3]] = 0.0
+    assert not {1, 3} & set(graphfilter(g, q, 12))
+    q = np.linspace(1, 2, len(TOY))
+    phi0 = q * np.asarray(g.incidence.sum(1)).ravel()
+    assert graphfilter(g, q, 5, update=False) == list(np.argsort(-phi0, kind="stable")[:5])
+
+
+def test_quality_orientations():
+    ifd = np.array([0.5, 1.0, 2.0])
+    assert np.allclose(quality_from_ifd(ifd), [2, 1, 0.5])
+    assert np.allclose(quality_from_ifd(ifd, "paper"), ifd)
+    assert np.allclose(quality_from_ifd(ifd, "superfilter", 1.0), [0.5, 0, 0])
+
+
+def test_ifd_detects_shuffled_responses():
+    pool, _ = split_pairs(load_pairs(), 0.2, 0)
+    pairs, bad, _ = plant_noise(pool, 0.25, 0.0, seed=0)
+    s = ifd_scores(pairs)
+    assert s[bad].mean() > s[~bad].mean() + 0.1
+    sel = graphfilter(build_graph([a + " " + b for a, b in pairs]), quality_from_ifd(s), 200)
+    assert bad[sel].mean() < bad.mean()
+
+
+def test_baselines():
+    g = build_graph(TOY, 2)
+    q = np.arange(len(TOY), dtype=float)
+    assert select_baseline("quality_topk", 3, quality=q) == [11, 10, 9]
+    assert select_baseline("diversity_only", 4, graph=g) == graphfilter(g, np.ones(12), 4)
+    r = select_baseline("random", 5, graph=g, seed=3)
+    assert len(set(r)) == 5 and r == select_baseline("random", 5, graph=g, seed=3)
+    kc = select_baseline("kcenter", 5, graph=g)
+    assert len(set(kc)) == 5
+
+
+def test_evaluate_subset_is_one_on_itself_and_stats():
+    pairs = [(t, f"reply about {t}") for t in dict.fromkeys(TOY)]
+    assert evaluate_subset(pairs, list(range(len(pairs))), pairs, "tfidf") == pytest.approx(1.0)
+    pairs2 = pairs + [pairs[0]]
+    bad = np.zeros(len(pairs2), bool)
+    dup = np.full(len(pairs2), -1)
+    dup[-1] = 0
+    st = subset_stats(pairs2, [0, len(pairs2) - 1], bad, dup, build_graph([a for a, _ in pairs2]))
+    assert st["exact_duplicate"] == 1 and st["duplicate"] == 0.5 and st["corrupt"] == 0.0
