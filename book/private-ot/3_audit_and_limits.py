@@ -160,7 +160,8 @@ print(
 # $\Delta = 2C/n$: the noise is $f$ times too small ($f = n$ is the bug of scoring by sums
 # $nS_n$). The same audit is run on the worst score vectors the sensitivity allows: two
 # candidates with equal scores on $D$, moved by $-\Delta$ and $+\Delta$ on $D'$. Releases are
-# drawn by `noisy_min_releases` (the same law as a loop of `report_noisy_min`).
+# drawn by `noisy_min_releases` (the same law as a loop of `report_noisy_min`). Only an $X_i$ is
+# moved; a $Y_j$ neighbour, which enters through $\varphi^*$, is not audited here.
 
 # %%
 FACTORS = [1, 3, 10, 30, 100, 1000]
@@ -374,10 +375,10 @@ glue("ours_inf_above_zero", ours_inf_above_zero, display=False)
 # of the 4 sample sizes, ours at $\varepsilon = 1$ at {glue:text}`ours_1_above_zero` and ours at
 # $\varepsilon = \infty$ at {glue:text}`ours_inf_above_zero`: at $n \le 2000$ and
 # $\varepsilon = 1$ the private estimate is no better than ignoring the data (notebook 2 shows
-# the same over 90 data sets per cell). One data set per $n$ and an untuned
-# Sinkhorn regularisation ($10^{-2}$, chosen as the smallest power of ten that does not
-# underflow at these sizes; `ot_baseline` raises a `ValueError` naming `reg` when it does):
-# an illustration only, not a fair comparison.
+# the same over 90 data sets per cell). One data set per $n$ and an untuned Sinkhorn
+# regularisation ($10^{-2}$, not tuned per $n$; `ot_baseline` raises a `ValueError` naming `reg`
+# when it is so small that POT's map is not finite): an illustration only, not a fair
+# comparison.
 
 # %%
 runtime_s = time.perf_counter() - t_start
