@@ -36,7 +36,7 @@ if "google.colab" in sys.modules:
     subprocess.run(
         f"git clone --depth 1 {REPO} /content/icml25"
         " && pip install -q --no-deps -e /content/icml25"
-        " && pip install -q galois shap shapiq",
+        " && pip install -q shap shapiq",
         shell=True,
         check=True,
     )
@@ -153,8 +153,8 @@ print("read from the signs:", k_read, " planted in that bin:", bins[j_single])
 # and the $-1$'s spell out $k$ (printed above); a multiton bin mixes signs into other values
 # and fails the test. Reading $k$ with unit-vector delays costs $n + 1$ queries per bin; SPEX
 # replaces them by the parity checks of a **BCH code** that corrects $t$ errors: the signs
-# then give $k$'s syndrome, and the code's decoder (galois's Berlekamp-Massey) returns any $k$
-# with $|k| \le t$ from about $t \log_2 n$ delays.
+# then give $k$'s syndrome, and the code's decoder (Berlekamp-Massey, `icml25.spex.bch`)
+# returns any $k$ with $|k| \le t$ from about $t \log_2 n$ delays.
 
 # %% [markdown]
 # ## Exact recovery, and what it costs

@@ -46,7 +46,7 @@ if "google.colab" in sys.modules:
     subprocess.run(
         f"git clone --depth 1 {REPO} /content/icml25"
         " && pip install -q --no-deps -e /content/icml25"
-        " && pip install -q galois shap",
+        " && pip install -q shap",
         shell=True,
         check=True,
     )
