@@ -1,0 +1,53 @@
+"""MemFreezing (Dai et al., ICML 2025), our reconstruction: freezing a temporal GNN's memories.
+
+* data: :func:`make_temporal_sbm` (:class:`TemporalStream`), a temporal SBM with a switch;
+* model: :class:`TGNLite` (GRU/RNN memory, identity message, MLP decoder),
+  :class:`StaticLinkModel` (the memory-less control), :func:`train_tgn`, :func:`replay`,
+  :func:`link_metrics`, :func:`update_gate_values`;
+* attack: :func:`update_drift`, :func:`find_frozen_state`, :func:`craft_injection`,
+  :class:`Injection`, :func:`apply_injection`, baselines :func:`random_injection`,
+  :func:`greedy_injection`, and :func:`shift_update_gate`;
+* evaluation: :func:`evaluate_after_attack`, :func:`half_life`.
+"""
+
+from icml25.memfreezing.attack import (
+    Injection,
+    apply_injection,
+    craft_injection,
+    find_frozen_state,
+    greedy_injection,
+    random_injection,
+    shift_update_gate,
+    update_drift,
+)
+from icml25.memfreezing.data import TemporalStream, make_temporal_sbm
+from icml25.memfreezing.evaluate import evaluate_after_attack, half_life
+from icml25.memfreezing.model import (
+    StaticLinkModel,
+    TGNLite,
+    link_metrics,
+    replay,
+    train_tgn,
+    update_gate_values,
+)
+
+__all__ = [
+    "Injection",
+    "StaticLinkModel",
+    "TGNLite",
+    "TemporalStream",
+    "apply_injection",
+    "craft_injection",
+    "evaluate_after_attack",
+    "find_frozen_state",
+    "greedy_injection",
+    "half_life",
+    "link_metrics",
+    "make_temporal_sbm",
+    "random_injection",
+    "replay",
+    "shift_update_gate",
+    "train_tgn",
+    "update_drift",
+    "update_gate_values",
+]

@@ -1,0 +1,257 @@
+"""Bad-input suite of icml25.memfreezing (see badinput.py), and the package's own coverage check."""
+
+import numpy as np
+import torch
+from badinput import (
+    Spec,
+    bad_array,
+    bad_choice,
+    bad_index_array,
+    bad_input_test,
+    bad_int,
+    bad_positive,
+    bad_probability,
+    bad_real,
+    bad_seed,
+    bad_tensor,
+    good_input_test,
+    not_a,
+    not_none,
+    valid_input_test,
+)
+from hypothesis import strategies as st
+
+from icml25 import memfreezing as mf
+
+torch.set_num_threads(1)
+P = "icml25.memfreezing"
+STREAM = mf.make_temporal_sbm(n_nodes=30, n_comm=3, n_events=600, edge_dim=4, seed=0)
+E = STREAM.n_events
+MODEL = mf.TGNLite(30, mem_dim=4, edge_dim=4, time_dim=2, seed=0)
+RNN = mf.TGNLite(30, mem_dim=4, edge_dim=4, time_dim=2, updater="rnn", seed=0)
+MEM, LAST = mf.replay(MODEL, STREAM, 0, 300, *MODEL.initial_state())
+T_A = float(STREAM.t[299])
+VIC = np.array([1, 2])
+BANK = MEM[:20].clone()
+EDGES = torch.from_numpy(STREAM.edge_feat[:50])
+S_STAR = torch.zeros(4)
+INJ = mf.random_injection(MODEL, MEM, LAST, VIC, STREAM, T_A, k_events=2)
+
+BAD_MODEL = not_a(RNN.decoder)
+BAD_STREAM = not_a(STREAM.src)
+BAD_MEM = bad_tensor(MEM)
+BAD_LAST = bad_tensor(LAST)
+BAD_VIC = st.one_of(bad_index_array(VIC, 30), st.just(np.array([1, 1])), st.just(torch.ones(2)))
+BAD_FLAG = st.sampled_from([1, 0, "yes", None, np.bool_(True)])
+STATE = {"model": MODEL, "mem": MEM, "last": LAST}
+STATE_BAD = {"model": BAD_MODEL, "mem": BAD_MEM, "last": BAD_LAST}
+ATTACK = {**STATE, "victims": VIC, "t_attack": T_A, "k_events": 2, "dt": 0.1}
+ATTACK_BAD = {
+    **STATE_BAD,
+    "victims": BAD_VIC,
+    "t_attack": bad_real(),
+    "k_events": bad_int(1),
+    "dt": bad_positive(),
+}
+OPT = {"steps": 3, "lr": 0.1, "clip": 4.0, "seed": 0, "learn_fake_memory": True}
+OPT_BAD = {
+    "steps": bad_int(1),
+    "lr": bad_positive(),
+    "clip": bad_positive(),
+    "seed": bad_seed(),
+    "learn_fake_memory": BAD_FLAG,
+}
+
+
+def range_bad(start: int, end: int) -> dict:
+    """Bad start/end for a valid call over [start, end): out of range, or start >= end."""
+    return {
+        "start": st.one_of(bad_int(0, E - 1), st.just(end)),
+        "end": st.one_of(bad_int(1, E), st.just(start)),
+    }
+
+
+DRIFT = {"neighbor_bank": BANK, "edge_bank": EDGES, "frozen_neighbor_frac": 0.5, "seed": 0}
+DRIFT_BAD = {
+    "neighbor_bank": st.one_of(bad_tensor(BANK), st.just(torch.zeros(5, 3))),
+    "edge_bank": st.one_of(bad_tensor(EDGES), st.just(torch.zeros(5, 3))),
+    "frozen_neighbor_frac": bad_probability(),
+    "seed": bad_seed(),
+    "n_samples": bad_int(1),
+    "dt_max": bad_positive(),
+}
+
+ALL_SPECS: dict[str, Spec] = {
+    f"{P}.make_temporal_sbm": Spec(
+        mf.make_temporal_sbm,
+        {"n_nodes": 30, "n_comm": 3, "n_events": 300, "edge_dim": 4, "p_in": 0.9},
+        {
+            "n_nodes": bad_int(2),
+            "n_comm": st.one_of(bad_int(2), st.just(31)),
+            "n_events": bad_int(2),
+            "edge_dim": bad_int(1),
+            "p_in": bad_probability(),
+            "switch_frac": bad_probability(),
+            "seed": bad_seed(),
+        },
+        finite=True,
+    ),
+    f"{P}.TGNLite": Spec(
+        mf.TGNLite,
+        {"n_nodes": 10, "mem_dim": 4, "edge_dim": 3, "time_dim": 2},
+        {
+            "n_nodes": bad_int(2),
+            "mem_dim": bad_int(1),
+            "edge_dim": bad_int(1),
+            "time_dim": bad_int(1),
+            "updater": bad_choice(("gru", "rnn")),
+            "seed": bad_seed(),
+        },
+    ),
+    f"{P}.StaticLinkModel": Spec(
+        mf.StaticLinkModel,
+        {"n_nodes": 10, "dim": 4},
+        {"n_nodes": bad_int(2), "dim": bad_int(1), "seed": bad_seed()},
+    ),
+    f"{P}.train_tgn": Spec(
+        mf.train_tgn,
+        lambda: {
+            "model": mf.TGNLite(30, mem_dim=4, edge_dim=4, time_dim=2),
+            "stream": STREAM,
+            "epochs": 1,
+            "batch": 200,
+        },
+        {
+            "model": BAD_MODEL,
+            "stream": st.one_of(BAD_STREAM, st.just(mf.make_temporal_sbm(n_nodes=12, n_events=50))),
+            "train_frac": bad_probability(low_open=True),
+            "epochs": bad_int(1),
+            "batch": bad_int(1),
+            "lr": bad_positive(),
+            "seed": bad_seed(),
+        },
+        finite=True,
+    ),
+    f"{P}.replay": Spec(
+        mf.replay,
+        {**STATE, "stream": STREAM, "start": 0, "end": 100},
+        {**STATE_BAD, "stream": BAD_STREAM, **range_bad(0, 100), "batch": bad_int(1)},
+        finite=True,
+    ),
+    f"{P}.link_metrics": Spec(
+        mf.link_metrics,
+        {**STATE, "stream": STREAM, "start": 300, "end": 400, "nodes": VIC},
+        {
+            **STATE_BAD,
+            "stream": BAD_STREAM,
+            **range_bad(300, 400),
+            "nodes": not_none(bad_index_array(VIC, 30)),
+            "seed": bad_seed(),
+        },
+    ),
+    f"{P}.update_gate_values": Spec(
+        mf.update_gate_values,
+        {**STATE, "stream": STREAM, "start": 300, "end": 400},
+        {**STATE_BAD, "model": not_a(RNN), "stream": BAD_STREAM, **range_bad(300, 400)},
+        finite=True,
+    ),
+    f"{P}.update_drift": Spec(
+        mf.update_drift,
+        {"model": MODEL, "states": MEM[:5], "n_samples": 8, **DRIFT},
+        {"model": BAD_MODEL, "states": bad_tensor(MEM[:5]), **DRIFT_BAD},
+        finite=True,
+    ),
+    f"{P}.find_frozen_state": Spec(
+        mf.find_frozen_state,
+        {"model": MODEL, "steps": 2, "n_samples": 8, "restarts": 2, **DRIFT},
+        {
+            "model": BAD_MODEL,
+            **DRIFT_BAD,
+            "steps": bad_int(1),
+            "lr": bad_positive(),
+            "restarts": bad_int(1),
+        },
+        finite=True,
+    ),
+    f"{P}.craft_injection": Spec(
+        mf.craft_injection,
+        {**ATTACK, "target": S_STAR, **OPT},
+        {
+            **ATTACK_BAD,
+            "target": st.one_of(bad_tensor(S_STAR), st.just(torch.zeros(3, 4))),
+            **OPT_BAD,
+        },
+        finite=True,
+    ),
+    f"{P}.apply_injection": Spec(
+        mf.apply_injection,
+        {**STATE, "injection": INJ},
+        {**STATE_BAD, "injection": not_a(INJ.edge_feat)},
+        finite=True,
+    ),
+    f"{P}.random_injection": Spec(
+        mf.random_injection,
+        {**ATTACK, "stream": STREAM},
+        {**ATTACK_BAD, "stream": BAD_STREAM, "seed": bad_seed()},
+    ),
+    f"{P}.greedy_injection": Spec(
+        mf.greedy_injection,
+        {**ATTACK, "stream": STREAM, **OPT, "n_partners": 3},
+        {**ATTACK_BAD, "stream": BAD_STREAM, **OPT_BAD, "n_partners": bad_int(1)},
+        finite=True,
+    ),
+    f"{P}.shift_update_gate": Spec(
+        mf.shift_update_gate,
+        {"model": MODEL, "beta": 1.0},
+        {"model": not_a(RNN), "beta": bad_real()},
+    ),
+    f"{P}.evaluate_after_attack": Spec(
+        mf.evaluate_after_attack,
+        {
+            **STATE,
+            "stream": STREAM,
+            "start": 300,
+            "victims": VIC,
+            "n_windows": 2,
+            "reference_state": S_STAR + 0.1,
+        },
+        {
+            **STATE_BAD,
+            "stream": BAD_STREAM,
+            "start": bad_int(0, E - 1),
+            "victims": BAD_VIC,
+            "n_windows": st.one_of(bad_int(1), st.just(10**6)),
+            "reference_state": not_none(bad_tensor(S_STAR)),
+            "frozen_cos": bad_real(-1.0, 1.0),
+            "seed": bad_seed(),
+        },
+    ),
+    f"{P}.half_life": Spec(
+        mf.half_life,
+        {"excess": np.array([1.0, 0.6, 0.2])},
+        {"excess": st.one_of(bad_array(np.array([1.0, 0.5])), st.just(np.array([1.0])))},
+        finite=True,
+    ),
+}
+ALL_CONSTANTS: set[str] = set()
+ALL_RESULTS = {f"{P}.TemporalStream": mf.TemporalStream, f"{P}.Injection": mf.Injection}
+SPECS = ALL_SPECS
+CONSTANTS = ALL_CONSTANTS
+RESULTS = ALL_RESULTS
+
+test_bad_input_is_rejected = bad_input_test(ALL_SPECS)
+test_valid_input_runs = valid_input_test(ALL_SPECS)
+test_good_input_is_finite = good_input_test(ALL_SPECS)
+
+
+def test_every_public_name_of_memfreezing_is_covered():
+    """Every public name has a spec, or is a result record, and every argument of every spec
+    has bad values or is free."""
+    import inspect
+
+    covered = set(ALL_SPECS) | ALL_CONSTANTS | set(ALL_RESULTS)
+    public = {f"{P}.{name}" for name in mf.__all__}
+    assert public <= covered, sorted(public - covered)
+    for key, spec in ALL_SPECS.items():
+        params = set(inspect.signature(spec.fn).parameters)
+        assert params == set(spec.bad) | set(spec.free), key
