@@ -189,16 +189,17 @@ def faith_banzhaf_ridge(
     y = _query(value_fn, M)
     Mf = M.astype(float)
     # c = M M^T in float32: its entries are counts <= n, exact in float32 (n < 2^24), and the
-    # product is twice as fast; K = 1 + c + c (c - 1) / 2 built in place (integers, exact).
-    K = (M.astype(np.float32) @ M.T.astype(np.float32)).astype(float)
+    # product is twice as fast; K = 1 + c + c (c - 1) / 2 built in place (integers, exact), so
+    # that no further (q, q) array is allocated (each costs page faults, i.e. system time).
+    c = M.astype(np.float32) @ M.T.astype(np.float32)
+    K = c.astype(float)
     if order == 2:
-        c = K.copy()
         K -= 1.0
         K *= c
         K /= 2.0
         K += c
-        del c
     K += 1.0
+    del c
 
     def solve(A: np.ndarray, rhs: np.ndarray, alpha: float) -> np.ndarray:
         """(A + alpha I)^{-1} rhs by Cholesky; A (a copy or a scratch matrix) is overwritten."""
@@ -210,11 +211,13 @@ def faith_banzhaf_ridge(
     perm = rng.permutation(budget)
     val, train = perm[: budget // 5], perm[budget // 5 :]
     K_tt, K_vt = K[np.ix_(train, train)], K[np.ix_(val, train)]
+    scratch = np.empty_like(K_tt)
     errors = []
     for a in grid:
-        beta_t = solve(K_tt.copy(), y[train], float(a))
+        np.copyto(scratch, K_tt)
+        beta_t = solve(scratch, y[train], float(a))
         errors.append(float(((K_vt @ beta_t - y[val]) ** 2).mean()))
-    del K_tt, K_vt
+    del K_tt, K_vt, scratch
     beta = solve(K, y, float(grid[int(np.argmin(errors))]))  # K is not needed afterwards
     out: dict[tuple[int, ...], float] = {(): float(beta.sum())}
     w1 = Mf.T @ beta
