@@ -34,6 +34,7 @@ VOTES = np.array([1.0, 2.0, 0.5])
 OWNER = np.array([0, 1, 1])
 CANDS = np.random.default_rng(0).random((6, 4))
 G = wasp.fit_generator(SPLIT.X_pub, SPLIT.y_pub)
+EC, YC = EMBED(SPLIT.X_priv[:100]), SPLIT.y_priv[:100]  # >= 2 rows of every class
 AUDIT = wasp.audit_round(EP, YP, ES, POOL.y, 0, 8, 1.0, 50, np.random.default_rng(0))
 
 BAD_EPS = st.one_of(
@@ -315,6 +316,26 @@ ALL_SPECS: dict[str, Spec] = {
         {
             "A": st.one_of(bad_array(EP), st.just(EP[:1])),
             "B": st.one_of(bad_array(ES), st.just(ES[:, :3]), st.just(ES[:1])),
+        },
+        finite=True,
+    ),
+    f"{P}.class_frechet_distance": Spec(
+        wasp.class_frechet_distance,
+        {"A": EC, "y_a": YC, "B": EC, "y_b": YC},
+        {
+            "A": bad_array(EC),
+            "y_a": st.one_of(bad_index_array(YC, None), st.just(YC[:5]), st.just(YC + 20)),
+            "B": st.one_of(bad_array(EC), st.just(EC[:, :3])),
+            "y_b": st.one_of(bad_index_array(YC, None), st.just(YC[:5])),
+        },
+        finite=True,
+    ),
+    f"{P}.paired_ci": Spec(
+        wasp.paired_ci,
+        {"d": VOTES, "level": 0.95},
+        {
+            "d": st.one_of(bad_array(VOTES), st.just(VOTES[:1])),
+            "level": bad_real(0.0, 1.0, low_open=True, high_open=True),
         },
         finite=True,
     ),

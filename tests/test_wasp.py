@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from icml25 import wasp
 
@@ -210,6 +211,30 @@ def test_downstream_and_frechet(split):
     A = np.random.default_rng(0).normal(size=(4000, 3))
     assert wasp.frechet_distance(A, A) == pytest.approx(0.0, abs=1e-6)
     assert wasp.frechet_distance(A, A + 2.0) == pytest.approx(12.0, rel=1e-6)
+
+
+def test_class_frechet_distance_sees_labels():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(3000, 2))
+    y = np.repeat([0, 1], 1500)
+    A[y == 1] += 5.0
+    assert wasp.class_frechet_distance(A, y, A, y) == pytest.approx(0.0, abs=1e-6)
+    # a class shifted by c adds |c|^2 / C; swapped labels are far class by class, not pooled
+    B = A.copy()
+    B[y == 0] += np.array([1.0, 0.0])
+    assert wasp.class_frechet_distance(B, y, A, y) == pytest.approx(0.5, rel=1e-6)
+    assert wasp.class_frechet_distance(A, 1 - y, A, y) > 40
+    assert wasp.frechet_distance(A[::-1], A) == pytest.approx(0.0, abs=1e-6)
+    with pytest.raises(ValueError, match="class 1"):
+        wasp.class_frechet_distance(A[y == 0], y[y == 0], A, y)
+
+
+def test_paired_ci_matches_scipy():
+    d = np.array([0.01, 0.03, -0.02, 0.04, 0.02])
+    mean, half = wasp.paired_ci(d)
+    lo, hi = stats.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=stats.sem(d))
+    assert mean == pytest.approx(d.mean())
+    assert (mean - half, mean + half) == pytest.approx((lo, hi))
 
 
 def test_audit_round_mu(split, gens):

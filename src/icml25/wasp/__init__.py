@@ -10,7 +10,8 @@ Public API:
   :func:`plm_weights`, :func:`contrastive_filter`, :func:`audit_round` (:class:`AuditResult`),
   :func:`empirical_epsilon`;
 * methods: :func:`run_wasp`, :func:`run_aug_pe`, :func:`run_zerogen` (:class:`SynthResult`);
-* evaluation: :func:`downstream_accuracy`, :func:`dp_sgd_accuracy`, :func:`frechet_distance`.
+* evaluation: :func:`downstream_accuracy`, :func:`dp_sgd_accuracy`, :func:`frechet_distance`,
+  :func:`class_frechet_distance`, :func:`paired_ci`.
 """
 
 from icml25.wasp.data import (
@@ -23,7 +24,13 @@ from icml25.wasp.data import (
     shift_images,
     style_digits,
 )
-from icml25.wasp.evaluate import downstream_accuracy, dp_sgd_accuracy, frechet_distance
+from icml25.wasp.evaluate import (
+    class_frechet_distance,
+    downstream_accuracy,
+    dp_sgd_accuracy,
+    frechet_distance,
+    paired_ci,
+)
 from icml25.wasp.pipeline import SynthResult, run_aug_pe, run_wasp, run_zerogen
 from icml25.wasp.voting import (
     AuditResult,
@@ -43,6 +50,7 @@ __all__ = [
     "SynthResult",
     "WeakGenerator",
     "audit_round",
+    "class_frechet_distance",
     "contrastive_filter",
     "downstream_accuracy",
     "empirical_epsilon",
@@ -51,6 +59,7 @@ __all__ = [
     "frechet_distance",
     "gaussian_sigma",
     "make_generators",
+    "paired_ci",
     "plm_weights",
     "public_embedding",
     "run_aug_pe",
