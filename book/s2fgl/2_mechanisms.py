@@ -1,0 +1,381 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Inside S2FGL: important nodes, the codebook and the frequency bands
+#
+# S2FGL adds two terms to each client's cross-entropy. The **codebook KL** (the paper's NLIR
+# term) compares, over all local nodes, the soft assignment of the local and the global
+# model's embeddings to a server codebook of class prototypes; the prototypes come from each
+# client's *important* nodes, ranked by personalised PageRank. The **frequency alignment**
+# (FGMA) builds a $k$-NN graph on the important nodes' embeddings, once for the local and once
+# for the global model, and matches the projections of the embeddings onto the 10 lowest and
+# the 10 highest eigenvectors of its Laplacian. This notebook opens each piece: which nodes
+# are important, what the codebook looks like, how large each term is next to the
+# cross-entropy, whether the terms do hold a local model near the global one, and why this
+# book uses the band form of FGMA rather than the code's eigenvector pairs.
+#
+# At `small` scale the notebook takes well under a minute on one CPU thread.
+
+# %% tags=["remove-cell"]
+# Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    REPO = os.environ.get(
+        "ICML25_REPO", "https://github.com/icml25-in-miniature/icml25-in-miniature"
+    )
+    subprocess.run(
+        f"git clone --depth 1 {REPO} /content/icml25"
+        " && pip install -q --no-deps -e /content/icml25",
+        shell=True,
+        check=True,
+    )
+
+# %%
+import copy
+import time
+
+import matplotlib.pyplot as plt
+import networkx as nx
+import numpy as np
+import torch
+from sklearn.decomposition import PCA
+
+from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater, less
+from icml25.s2fgl import (
+    ACMGCN,
+    client_update,
+    codebook_kl_loss,
+    frequency_alignment_loss,
+    louvain_partition,
+    make_csbm_communities,
+    node_importance,
+    run_federated,
+)
+
+t_start = time.perf_counter()
+SCALE = setup(seed=0)
+CONFIG = {
+    "small": {"n_nodes": 1000, "rounds": 10, "seeds": [0, 1, 2]},
+    "large": {"n_nodes": 2000, "rounds": 40, "seeds": [0, 1, 2, 3, 4]},
+}[SCALE]
+DATA = {"p_inter": 0.25, "feat_signal": 0.35}  # the regime of notebook 3
+SPLIT = (0.2, 0.2, 0.6)
+K = 10
+SEEDS = CONFIG["seeds"]
+
+
+def setting(seed):
+    g = make_csbm_communities(n_nodes=CONFIG["n_nodes"], seed=seed, **DATA)
+    return g, louvain_partition(g, K, seed=seed, split=SPLIT)
+
+
+graph0, clients0 = setting(SEEDS[0])
+
+# %% [markdown]
+# ## Important nodes
+#
+# $\Lambda_i = \max_j P_{ij} t_j + \alpha \sum_j P_{ij} t_j$ with
+# $P = (I - (1 - \alpha) \tilde D^{-1} \tilde A)^{-1}$, $\alpha = 0.85$, $t$ the train mask
+# (the official code's formula). The top third of a client's nodes are its important
+# nodes: the FGMA term acts on them, and the labelled ones among them give the client's class
+# prototypes.
+
+# %%
+c = clients0[0]
+lam = node_importance(c.adj, c.train_mask)
+top = np.argsort(-lam)[: len(lam) // 3]
+G = nx.from_numpy_array(c.adj)
+pos = nx.spring_layout(G, seed=0)
+colors = [plotting.PALETTE[int(k)] for k in c.y]
+fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
+ax = axes[0]
+nx.draw_networkx_edges(G, pos, ax=ax, alpha=0.25, width=0.6)
+nx.draw_networkx_nodes(
+    G,
+    pos,
+    ax=ax,
+    node_size=15 + 900 * (lam - lam.min()) / np.ptp(lam),
+    node_color=colors,
+    edgecolors=["k" if t else "none" for t in c.train_mask],
+    linewidths=1.0,
+)
+ax.set_title("client 0: size = importance, colour = class, ring = labelled")
+ax.axis("off")
+ax = axes[1]
+order = np.argsort(-lam)
+ax.bar(
+    range(len(lam)), lam[order], color=["k" if c.train_mask[i] else "0.7" for i in order], width=1.0
+)
+ax.axvline(len(lam) // 3 - 0.5, color=plotting.method_color("S2FGL"), ls="--", label="top third")
+ax.set(xlabel="node rank", ylabel=r"importance $\Lambda_i$", ylim=(0, None))
+ax.legend()
+plotting.panel_labels(axes)
+fig.suptitle("Labelled nodes and their neighbours carry the PPR importance")
+plt.show()
+share_lab = c.train_mask[top].mean()
+print(
+    f"{c.train_mask.mean():.0%} of client 0 is labelled; {share_lab:.0%} of its important nodes are"
+)
+
+# %% [markdown]
+# (a) Client 0's subgraph: big nodes are important. (b) Importance by rank, labelled nodes in
+# black: a labelled node has $P_{ii} \ge 1$ on itself, so every labelled node ranks above
+# every unlabelled one, and the top third is the labelled nodes plus their best-connected
+# neighbours. The official code takes prototypes from *all* top-ranked nodes with their true
+# labels (`data.y[top_indices]`), which uses the labels of unlabelled nodes; this book keeps
+# only the labelled ones.
+#
+# ## The codebook and the size of each term
+#
+# One S2FGL run with the paper's weights ($w_\text{KL} = 5$, $w_\text{FGMA} = 1$) on the same
+# clients. The server's codebook holds 4 repeats × 5 classes of prototypes (each repeat
+# averages 70 % of the clients), here projected with the global model's embeddings of client
+# 0 onto their first two principal components.
+
+# %%
+hist0 = run_federated("s2fgl", clients0, rounds=CONFIG["rounds"], seed=SEEDS[0])
+glob0 = ACMGCN(clients0[0].x.shape[1], 64, 5)
+glob0.load_state_dict(hist0.extra["global_state"])
+glob0.eval()
+with torch.no_grad():
+    _, h0 = glob0(torch.as_tensor(c.x), torch.as_tensor(c.adj))
+cb = hist0.extra["codebook"]
+pca = PCA(2).fit(torch.cat([h0, cb.reshape(-1, cb.shape[-1])]).numpy())
+z, zc = pca.transform(h0.numpy()), pca.transform(cb.reshape(-1, cb.shape[-1]).numpy())
+fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
+ax = axes[0]
+ax.scatter(z[:, 0], z[:, 1], c=colors, s=12, alpha=0.6)
+cls = np.repeat(np.arange(cb.shape[0]), cb.shape[1])
+ax.scatter(
+    zc[:, 0],
+    zc[:, 1],
+    c=[plotting.PALETTE[k] for k in cls],
+    marker="*",
+    s=220,
+    edgecolors="k",
+    linewidths=0.8,
+)
+ax.set(xlabel="PC 1", ylabel="PC 2", title="client 0 embeddings (dots), codebook (stars)")
+ax = axes[1]
+r = np.arange(1, CONFIG["rounds"] + 1)
+ax.plot(r, hist0.ce, marker="o", label="cross-entropy", color=plotting.method_color("FedAvg"))
+ax.plot(
+    r[1:],
+    5 * hist0.kl[1:],
+    marker="s",
+    label=r"$w_{KL}\,$ codebook KL",
+    color=plotting.method_color("S2FGL-NLIR"),
+)
+ax.plot(
+    r[1:],
+    1 * hist0.fgma[1:],
+    marker="^",
+    label=r"$w_{FGMA}\,$ FGMA",
+    color=plotting.method_color("S2FGL"),
+)
+ax.set(xlabel="round", ylabel="loss term at the last local step", yscale="log")
+ax.legend()
+plotting.panel_labels(axes)
+fig.suptitle("The codebook sits on the class clusters; FGMA outweighs the cross-entropy")
+plt.show()
+ratio = hist0.fgma[1:] / hist0.ce[1:]
+print("FGMA / CE per round (from round 2):", np.round(ratio, 2))
+
+# %% [markdown]
+# (a) The 20 codebook entries (stars, coloured by class) sit on the class clusters of the
+# global model's embeddings; the 4 repeats of a class nearly coincide. (b) The three terms of
+# the local loss, each with its weight, averaged over clients at the last local step. With
+# the paper's weights the FGMA term is several times the cross-entropy when both S2FGL terms
+# switch on in round 2 (the first global model exists then), and stays above it: it is an
+# MSE between $n \times d$ projections whose scale follows the embeddings, not the task. The
+# codebook KL is small (the global and local embeddings start each round equal).
+#
+# ## Do the terms hold the local model near the global one?
+#
+# From the final global model of the run above, each client takes 5 local steps, once with
+# the cross-entropy alone (the local drift FedAvg lives with), once with S2FGL's loss, and
+# once with each term alone. Then both terms are measured between the local and the global
+# embeddings: FGMA (band form) on the important nodes, the codebook KL on all nodes.
+
+
+# %%
+def drift(seed):
+    g, clients = setting(seed)
+    hist = run_federated("s2fgl", clients, rounds=CONFIG["rounds"], seed=seed)
+    glob = ACMGCN(clients[0].x.shape[1], 64, 5)
+    glob.load_state_dict(hist.extra["global_state"])
+    cbk = hist.extra["codebook"]
+    out = {m: [] for m in ("fedavg", "s2fgl", "s2fgl-nlir", "s2fgl-fgma")}
+    for cl in clients:
+        x, a = torch.as_tensor(cl.x), torch.as_tensor(cl.adj)
+        imp = np.sort(np.argsort(-node_importance(cl.adj, cl.train_mask))[: len(cl.nodes) // 3])
+        glob.eval()
+        with torch.no_grad():
+            _, hg = glob(x, a)
+        for m in out:
+            torch.manual_seed(seed)
+            loc = copy.deepcopy(glob)
+            client_update(loc, glob, cl, m, local_steps=5, codebook=cbk)
+            loc.eval()
+            with torch.no_grad():
+                _, hl = loc(x, a)
+            out[m].append(
+                [
+                    float(frequency_alignment_loss(hl[imp], hg[imp])),
+                    float(codebook_kl_loss(hl, hg, cbk)),
+                ]
+            )
+    return {m: np.array(v).mean(0) for m, v in out.items()}
+
+
+D = [drift(s) for s in SEEDS]
+fg = {m: np.array([d[m][0] for d in D]) for m in D[0]}
+kl = {m: np.array([d[m][1] for d in D]) for m in D[0]}
+names = {"fedavg": "CE only", "s2fgl": "S2FGL", "s2fgl-nlir": "CE + KL", "s2fgl-fgma": "CE + FGMA"}
+cols = {
+    "fedavg": "FedAvg",
+    "s2fgl": "S2FGL",
+    "s2fgl-nlir": "S2FGL-NLIR",
+    "s2fgl-fgma": "S2FGL-FGMA",
+}
+fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
+for ax, vals, lab in (
+    (axes[0], fg, "FGMA(local, global), band form"),
+    (axes[1], kl, "codebook KL(global || local)"),
+):
+    xs = np.arange(len(vals))
+    ax.bar(
+        xs,
+        [vals[m].mean() for m in vals],
+        yerr=[vals[m].std() for m in vals],
+        capsize=4,
+        color=[plotting.method_color(cols[m]) for m in vals],
+    )
+    ax.set_xticks(xs, [names[m] for m in vals])
+    ax.set(ylabel=lab, ylim=(0, None))
+plotting.panel_labels(axes)
+fig.suptitle("After 5 local steps, each term keeps its own quantity near the global model")
+plt.show()
+
+# %% [markdown]
+# Mean ± sd over the seeds of the clients' mean. (a) FGMA after 5 local steps: with the
+# cross-entropy alone the local embeddings drift away from the global ones in both frequency
+# bands; the FGMA term (alone or in S2FGL) keeps them close, the KL term alone only halves
+# the drift.
+# (b) The codebook KL is small in every case (the codebook entries are far apart, so the soft
+# assignments move little); the KL term (alone or in S2FGL) cuts it to about a seventh of the
+# cross-entropy-only value, FGMA alone by about a third.
+#
+# ## Band form or eigenvector pairs?
+#
+# The official code matches the projections $u_i u_i^\top H$ one eigenvector at a time. A
+# $k = 3$ nearest-neighbour graph on ~33 nodes is often disconnected: the eigenvalue 0 is then
+# repeated and its eigenvectors are any basis of the components' indicator space, so the
+# pairs $u_i \leftrightarrow u'_i$ depend on the solver. The band form compares
+# $U U^\top H$ per band of 10 and does not depend on the basis. Test: global embeddings
+# $H_g$ against $H_g + 10^{-3}$ noise, on every client's important nodes.
+
+# %%
+rng = torch.Generator().manual_seed(0)
+zeros, band, pairs = [], [], []
+for seed in SEEDS:
+    g, clients = setting(seed)
+    hist = run_federated("fedavg", clients, rounds=3, seed=seed)
+    glob = ACMGCN(clients[0].x.shape[1], 64, 5)
+    glob.load_state_dict(hist.extra["global_state"])
+    glob.eval()
+    zb, bb, pp = [], [], []
+    for cl in clients:
+        imp = np.sort(np.argsort(-node_importance(cl.adj, cl.train_mask))[: len(cl.nodes) // 3])
+        with torch.no_grad():
+            _, hg = glob(torch.as_tensor(cl.x), torch.as_tensor(cl.adj))
+        hg = hg[imp]
+        hn = hg + 1e-3 * torch.randn(hg.shape, generator=rng)
+        hn_ = torch.nn.functional.normalize(hg.double(), dim=1)
+        s = hn_ @ hn_.T
+        v, idx = s.topk(4, dim=1)
+        w = torch.zeros_like(s).scatter_(1, idx, v)
+        w = (w + w.T) / 2
+        w.fill_diagonal_(0.0)
+        ev = torch.linalg.eigvalsh(torch.diag(w.sum(1)) - w)
+        zb.append(int((ev < 1e-8).sum()))
+        bb.append(float(frequency_alignment_loss(hn, hg)))
+        pp.append(float(frequency_alignment_loss(hn, hg, form="pairs")))
+    zeros.append(np.mean(np.array(zb) > 1))
+    band.append(np.mean(bb))
+    pairs.append(np.mean(pp))
+band, pairs, zeros = np.array(band), np.array(pairs), np.array(zeros)
+print("share of clients whose k-NN graph is disconnected:", np.round(zeros, 2))
+print("band  loss at near-equality:", band)
+print("pairs loss at near-equality:", pairs)
+
+# %% [markdown]
+# On some clients the $k$-NN graph of the important nodes has several components (the share
+# is printed), and close eigenvalues are common on all of them; the pairs form reports a loss
+# orders of magnitude above the band form for two embeddings that differ by $10^{-3}$ noise:
+# part of the code's FGMA gradient pulls towards an arbitrary basis.
+# This book uses the band form (`form="band"`, the default); `form="pairs"` is the code's.
+#
+# ## Claim checks
+
+# %%
+runtime_s = time.perf_counter() - t_start
+claim(
+    "s2fgl/2_mechanisms/fgma_holds_drift",
+    "Five local steps with S2FGL's loss leave the local embeddings closer to the global ones "
+    "(FGMA, band form) than cross-entropy alone: at most a fifth of the drift",
+    paper="frequency alignment mitigates spectral client drift (Sec. 4.2)",
+    value=fg["s2fgl"] / fg["fedavg"],
+    check=less(0.2),
+    control=("CE + codebook KL (no FGMA)", fg["s2fgl-nlir"] / fg["fedavg"]),
+    verdict="reproduced",
+    numbers={"FGMA, CE only": fg["fedavg"], "FGMA, S2FGL": fg["s2fgl"]},
+    fmt=".3f",
+)
+claim(
+    "s2fgl/2_mechanisms/losses_vanish_at_equality",
+    "Both S2FGL terms are 0 when the local model equals the global one and > 0 after local "
+    "cross-entropy steps (FGMA, band form, shown; the KL is checked in the unit tests)",
+    paper="both terms align local with global knowledge (Sec. 4)",
+    value=fg["fedavg"],
+    check=greater(1e-6),
+    control=("local = global", float(frequency_alignment_loss(h0[top], h0[top]))),
+    verdict="illustrated",
+    fmt=".3g",
+)
+claim(
+    "s2fgl/2_mechanisms/pairs_form_basis_noise",
+    "At embeddings equal up to 1e-3 noise the code's eigenvector-pair FGMA is at least 10 times "
+    "the band form (repeated eigenvalues make the pairing arbitrary)",
+    paper="FGMA as sum_i MSE(u_i u_i^T H_l, u'_i u'_i^T H_g) (official code)",
+    value=np.log10(pairs / band),
+    check=greater(1.0),
+    verdict="illustrated",
+    numbers={"band": band, "pairs": pairs, "disconnected share": zeros},
+    fmt=".3g",
+)
+glue("fgma_ce_ratio_r2", float(ratio[0]), display=False)
+glue("fgma_ce_ratio_last", float(ratio[-1]), display=False)
+glue("drift_ce", float(fg["fedavg"].mean()), display=False)
+glue("drift_s2fgl", float(fg["s2fgl"].mean()), display=False)
+glue("disconnected", float(zeros.mean()), display=False)
+glue("runtime_s", runtime_s, display=False)
+assert np.all(np.isfinite(hist0.accuracy))
+print(f"runtime {runtime_s:.1f} s")

@@ -1,0 +1,250 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Accuracy: S2FGL against FL baselines
+#
+# The paper's headline: S2FGL beats FL and FGL baselines on node classification. Here six
+# methods share the same clients, the same ACM-GCN (hidden 64), the same budget (20 rounds ×
+# 5 local Adam steps, lr 0.01, weight decay 5e-4) and the same metric, the test accuracy
+# pooled over all clients of the global model after each round (of the local models for
+# local-only training): **local** only, **FedAvg**, **FedProx** ($\mu = 0.005$), **S2FGL**
+# (codebook KL + FGMA), and its two halves **S2FGL-NLIR** (codebook KL only) and
+# **S2FGL-FGMA** (FGMA only), all with the paper's weights $w_\text{KL} = 5$,
+# $w_\text{FGMA} = 1$; and S2FGL once more with the weights picked on the validation nodes
+# of seeds 100–102 (never on the reported seeds 0–2), from a grid of four pairs.
+#
+# The regime (20 % labelled nodes per client, feature signal σ = 0.35, 25 % inter-community
+# partners, N = 1000, K = 10) was fixed on seeds 100–102 too.
+#
+# At `small` scale the notebook takes about two minutes on one CPU thread.
+
+# %% tags=["remove-cell"]
+# Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    REPO = os.environ.get(
+        "ICML25_REPO", "https://github.com/icml25-in-miniature/icml25-in-miniature"
+    )
+    subprocess.run(
+        f"git clone --depth 1 {REPO} /content/icml25"
+        " && pip install -q --no-deps -e /content/icml25",
+        shell=True,
+        check=True,
+    )
+
+# %%
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy import stats
+from tqdm import tqdm
+
+from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater
+from icml25.s2fgl import louvain_partition, make_csbm_communities, run_federated
+
+t_start = time.perf_counter()
+SCALE = setup(seed=0)
+CONFIG = {
+    "small": {"n_nodes": 1000, "rounds": 20, "seeds": [0, 1, 2]},
+    "large": {"n_nodes": 2000, "rounds": 100, "seeds": [0, 1, 2, 3, 4]},
+}[SCALE]
+DATA = {"p_inter": 0.25, "feat_signal": 0.35}
+SPLIT = (0.2, 0.2, 0.6)
+K = 10
+PAPER_WEIGHTS = (5.0, 1.0)
+GRID = [(5.0, 1.0), (5.0, 0.1), (5.0, 0.01), (1.0, 0.1)]  # (w_KL, w_FGMA) candidates
+TUNING_SEEDS = [100, 101, 102]
+SEEDS = CONFIG["seeds"]
+
+
+def setting(seed):
+    g = make_csbm_communities(n_nodes=CONFIG["n_nodes"], seed=seed, **DATA)
+    return louvain_partition(g, K, seed=seed, split=SPLIT)
+
+
+# %% [markdown]
+# ## Picking S2FGL's weights on other seeds
+#
+# Each candidate pair of weights runs on seeds 100–102 and is scored by the pooled
+# **validation** accuracy (mean of the last 5 rounds); the best pair is then used on the
+# reported seeds.
+
+# %%
+tune = {w: [] for w in GRID}
+for seed in TUNING_SEEDS:
+    clients = setting(seed)
+    for w in GRID:
+        h = run_federated("s2fgl", clients, rounds=CONFIG["rounds"], weights=w, seed=seed)
+        tune[w].append(h.val_accuracy[-5:].mean())
+for w, v in tune.items():
+    print(f"w_KL = {w[0]:g}, w_FGMA = {w[1]:g}: validation accuracy {np.mean(v):.3f}")
+TUNED_WEIGHTS = max(GRID, key=lambda w: np.mean(tune[w]))
+print("picked", TUNED_WEIGHTS)
+
+# %% [markdown]
+# ## The reported seeds
+
+# %%
+RUNS = {
+    "local": ("local", PAPER_WEIGHTS),
+    "FedAvg": ("fedavg", PAPER_WEIGHTS),
+    "FedProx": ("fedprox", PAPER_WEIGHTS),
+    "S2FGL": ("s2fgl", PAPER_WEIGHTS),
+    "S2FGL-NLIR": ("s2fgl-nlir", PAPER_WEIGHTS),
+    "S2FGL-FGMA": ("s2fgl-fgma", PAPER_WEIGHTS),
+    "S2FGL (w tuned)": ("s2fgl", TUNED_WEIGHTS),
+}
+H = {name: [] for name in RUNS}
+for seed in tqdm(SEEDS):
+    clients = setting(seed)
+    for name, (method, w) in RUNS.items():
+        H[name].append(
+            run_federated(method, clients, rounds=CONFIG["rounds"], weights=w, seed=seed)
+        )
+ACC = {name: np.array([h.accuracy for h in hs]) for name, hs in H.items()}  # (seeds, rounds)
+FINAL = {name: a[:, -5:].mean(1) for name, a in ACC.items()}  # mean of the last 5 rounds
+
+# %%
+COLORS = dict(zip(RUNS, [plotting.PALETTE[i] for i in (7, 1, 2, 0, 4, 3, 9)], strict=True))
+fig, ax = plt.subplots(figsize=plotting.figsize("wide"))
+r = np.arange(1, CONFIG["rounds"] + 1)
+for name, a in ACC.items():
+    style = "--" if name in ("S2FGL-NLIR", "S2FGL-FGMA", "S2FGL (w tuned)") else "-"
+    col = COLORS[name]
+    ax.plot(r, a.mean(0), style, color=col, label=name, lw=1.6)
+    ax.fill_between(r, a.min(0), a.max(0), color=col, alpha=0.12)
+ax.axhline(0.2, color="0.5", lw=0.8, ls=":", label="chance (5 classes)")
+ax.set(xlabel="round", ylabel="pooled test accuracy", ylim=(0, 1), xticks=r[::2])
+ax.legend(ncol=2, fontsize=8)
+ax.set_title(f"Pooled test accuracy per round, K = {K} clients, {len(SEEDS)} seeds")
+plt.show()
+
+# %% [markdown]
+# Mean over the seeds (lines) and their range (bands); chance is 0.2. Local-only training
+# has 20 labelled nodes per client and sees no other client. The dashed lines are S2FGL's two
+# halves and S2FGL with the weights picked on seeds 100–102. On those tuning seeds the
+# codebook KL alone tracked FedAvg and FGMA at the paper's weight 1 pulled accuracy down:
+# FGMA is several times the cross-entropy (notebook 2) and holds every local model on the
+# global embeddings of the round. The table gives the reported seeds' numbers.
+
+# %%
+table = pd.DataFrame(
+    {
+        "mean": {n: v.mean() for n, v in FINAL.items()},
+        "sd": {n: v.std(ddof=1) for n, v in FINAL.items()},
+        **{f"seed {s}": {n: v[i] for n, v in FINAL.items()} for i, s in enumerate(SEEDS)},
+    }
+)
+table.round(3)
+
+# %% [markdown]
+# Test accuracy, mean of the last five rounds, per seed; mean and standard deviation over the
+# seeds. The S2FGL − FedAvg difference below carries a 95 % $t$-interval over the seeds.
+
+
+# %%
+def t_interval(d):
+    half = stats.t.ppf(0.975, len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
+    return float(d.mean()), float(half)
+
+
+diff = FINAL["S2FGL"] - FINAL["FedAvg"]
+diff_t = FINAL["S2FGL (w tuned)"] - FINAL["FedAvg"]
+diff_prox = FINAL["S2FGL"] - FINAL["FedProx"]
+for lab, d in (
+    ("S2FGL - FedAvg", diff),
+    ("S2FGL (w tuned) - FedAvg", diff_t),
+    ("S2FGL - FedProx", diff_prox),
+):
+    m, h = t_interval(d)
+    print(f"{lab:26s} {m:+.3f} +- {h:.3f}  (95 % CI [{m - h:+.3f}, {m + h:+.3f}])")
+
+# %% [markdown]
+# ## Claim checks
+#
+# Federation helps here (FedAvg and FedProx beat local-only; control: the global model after
+# its first round). The paper's claim, S2FGL beating FedAvg, is checked seed by seed; it is
+# asserted as reproduced only if its 95 % interval excludes 0 from above.
+
+# %%
+runtime_s = time.perf_counter() - t_start
+fed_gain = (FINAL["FedAvg"] + FINAL["FedProx"]) / 2 - FINAL["local"]
+first_round = (ACC["FedAvg"][:, 0] + ACC["FedProx"][:, 0]) / 2 - FINAL["local"]
+claim(
+    "s2fgl/3_accuracy/federation_beats_local",
+    "FedAvg and FedProx (their mean) beat local-only training by more than 5 points",
+    paper="FL baselines beat local training (main table)",
+    value=fed_gain,
+    check=greater(0.05),
+    control=("the global model after round 1", first_round),
+    verdict="reproduced",
+    numbers={"local": FINAL["local"], "FedAvg": FINAL["FedAvg"], "FedProx": FINAL["FedProx"]},
+    fmt=".3f",
+)
+m, h = t_interval(diff)
+mt, ht = t_interval(diff_t)
+mn, hn = t_interval(FINAL["S2FGL-NLIR"] - FINAL["FedAvg"])
+if m - h > 0:
+    claim(
+        "s2fgl/3_accuracy/s2fgl_beats_fedavg",
+        "S2FGL (paper's weights) beats FedAvg in pooled test accuracy",
+        paper="S2FGL beats FL/FGL baselines on six data sets (main table)",
+        value=diff,
+        check=greater(0.0),
+        verdict="partly",
+        caveat=f"gain {m:+.3f} +- {h:.3f} (95 % CI), synthetic graph, no FGL baselines",
+        fmt=".3f",
+    )
+else:
+    claim(
+        "s2fgl/3_accuracy/s2fgl_beats_fedavg",
+        "S2FGL (paper's weights) beats FedAvg in pooled test accuracy",
+        paper="S2FGL beats FL/FGL baselines on six data sets (main table)",
+        value=diff,
+        check=greater(0.0),
+        verdict="not reproduced",
+        caveat=f"S2FGL - FedAvg is {m:+.3f} +- {h:.3f} (95 % CI over {len(SEEDS)} seeds); with "
+        f"the weights tuned on seeds 100-102 {tuple(TUNED_WEIGHTS)} it is {mt:+.3f} +- "
+        f"{ht:.3f}; codebook KL alone - FedAvg is {mn:+.3f} +- {hn:.3f}: at this scale FGMA "
+        "at weight 1 outweighs the cross-entropy (notebook 2)",
+        numbers={
+            "S2FGL": FINAL["S2FGL"],
+            "FedAvg": FINAL["FedAvg"],
+            "S2FGL (w tuned)": FINAL["S2FGL (w tuned)"],
+        },
+        fmt=".3f",
+    )
+for name, v in FINAL.items():
+    key = name.lower().replace(" (w tuned)", "_tuned").replace("-", "_")
+    glue(f"acc_{key}", float(v.mean()), display=False)
+    glue(f"sd_{key}", float(v.std(ddof=1)), display=False)
+glue("diff_fedavg", m, display=False)
+glue("diff_fedavg_ci", h, display=False)
+glue("diff_tuned", mt, display=False)
+glue("diff_tuned_ci", ht, display=False)
+glue("diff_nlir", mn, display=False)
+glue("diff_nlir_ci", hn, display=False)
+glue("w_fgma_tuned", TUNED_WEIGHTS[1], display=False)
+glue("w_kl_tuned", TUNED_WEIGHTS[0], display=False)
+glue("runtime_s", runtime_s, display=False)
+assert all(np.all((a >= 0) & (a <= 1)) for a in ACC.values())
+print(f"runtime {runtime_s:.1f} s")

@@ -1,0 +1,177 @@
+"""Known-answer tests of icml25.s2fgl (the brief's and the issue's list)."""
+
+import networkx as nx
+import numpy as np
+import pytest
+import torch
+from sklearn.metrics import normalized_mutual_info_score
+
+from icml25 import s2fgl
+
+torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return s2fgl.make_csbm_communities(n_nodes=1000, seed=0)
+
+
+@pytest.fixture(scope="module")
+def karate():
+    return nx.to_numpy_array(nx.karate_club_graph(), weight=None)
+
+
+def test_generator_edges_and_homophily(graph):
+    e = graph.edges
+    assert (e[:, 0] < e[:, 1]).all() and len(np.unique(e, axis=0)) == len(e)
+    # big communities and balanced labels: few duplicate draws, so homophily = h_q (+- 0.05);
+    # with small label pools, de-duplication removes more same-label draws (lower homophily)
+    graph = s2fgl.make_csbm_communities(
+        n_nodes=1500, n_communities=5, label_skew=20.0, p_inter=0.0, seed=1
+    )
+    e = graph.edges
+    assert (e[:, 0] < e[:, 1]).all() and len(np.unique(e, axis=0)) == len(e)
+    checked = 0
+    for q, h in enumerate(graph.community_homophily):
+        inside = (graph.community[e[:, 0]] == q) & (graph.community[e[:, 1]] == q)
+        members = graph.community == q
+        purity = np.bincount(graph.y[members]).max() / members.sum()
+        if inside.sum() >= 100 and purity < 0.8:
+            same = (graph.y[e[inside, 0]] == graph.y[e[inside, 1]]).mean()
+            assert abs(same - h) < 0.05, (q, same, h)
+            checked += 1
+    assert checked == 5
+
+
+def test_louvain_recovers_planted_communities(graph):
+    clients = s2fgl.louvain_partition(graph, n_clients=1, seed=0)
+    assert len(clients) == 1
+    g = nx.Graph(graph.edges.tolist())
+    comms = nx.community.louvain_communities(g, seed=0)
+    label = np.empty(graph.n_nodes, int)
+    for i, c in enumerate(comms):
+        label[list(c)] = i
+    assert normalized_mutual_info_score(graph.community, label) > 0.9
+
+
+def test_partition_invariants(graph):
+    shares = []
+    for k in (3, 5, 10, 20):
+        clients = s2fgl.louvain_partition(graph, n_clients=k, seed=0)
+        nodes = np.concatenate([c.nodes for c in clients])
+        assert len(nodes) == graph.n_nodes and len(np.unique(nodes)) == graph.n_nodes
+        d = s2fgl.label_disruption(graph, clients)
+        kept = sum(int(c.adj.sum()) // 2 for c in clients)
+        assert kept + d["n_dropped"] == d["n_edges"] == len(graph.edges)
+        for c in clients:
+            assert (c.adj == c.adj.T).all() and np.trace(c.adj) == 0
+            assert not (c.train_mask & c.test_mask).any()
+            assert (c.train_mask | c.val_mask | c.test_mask).all()
+        shares.append(d["dropped_share"])
+    assert all(a <= b for a, b in zip(shares[:-1], shares[1:], strict=True))
+
+
+def test_spectral_invariants(graph):
+    clients = s2fgl.louvain_partition(graph, n_clients=5, seed=0)
+    eigs, kl = s2fgl.spectral_stats(clients)
+    for ev in eigs:
+        assert ev.min() >= 0 and ev.max() <= 2
+    assert kl.shape == (5, 5) and np.allclose(np.diag(kl), 0) and (kl >= -1e-12).all()
+
+
+def test_label_frequency_is_one_minus_homophily(karate):
+    y = np.random.default_rng(0).integers(0, 3, 34)
+    iu = np.triu_indices(34, 1)
+    edges = np.array(iu).T[karate[iu] > 0]
+    hom = (y[edges[:, 0]] == y[edges[:, 1]]).mean()
+    assert s2fgl.label_frequency(karate, y) == pytest.approx(1 - hom)
+    # homophily 1 (one label on a connected graph) vs 0 (a bipartite labelling)
+    path = np.diag(np.ones(9), 1)
+    path = path + path.T
+    assert s2fgl.label_frequency(path, np.zeros(10, int)) == 0.0
+    assert s2fgl.label_frequency(path, np.arange(10) % 2) == 1.0
+
+
+def test_ppr_rows_sum_to_one(karate):
+    p = s2fgl.ppr_matrix(karate, 0.85)
+    assert np.allclose(p.sum(1), 1.0, atol=1e-8)
+    imp = s2fgl.node_importance(karate, np.arange(34) < 5, 0.85)
+    assert imp.shape == (34,) and (imp > 0).all()
+    assert np.argmax(imp) < 5  # a labelled node is its own strongest labelled node
+
+
+def test_losses_zero_at_local_equals_global():
+    h = torch.randn(40, 16)
+    assert float(s2fgl.frequency_alignment_loss(h, h.clone())) == 0.0
+    assert float(s2fgl.frequency_alignment_loss(h, h.clone(), form="pairs")) == 0.0
+    cb = torch.randn(5, 4, 16)
+    assert float(s2fgl.codebook_kl_loss(h, h.clone(), cb)) == pytest.approx(0.0, abs=1e-7)
+    h2 = torch.randn(40, 16)
+    assert float(s2fgl.frequency_alignment_loss(h, h2)) > 0
+    assert float(s2fgl.codebook_kl_loss(h, h2, cb)) > 0
+
+
+def test_global_side_is_detached():
+    hl = torch.randn(30, 8, requires_grad=True)
+    hg = torch.randn(30, 8, requires_grad=True)
+    loss = s2fgl.codebook_kl_loss(hl, hg, torch.randn(3, 2, 8)) + s2fgl.frequency_alignment_loss(
+        hl, hg, m=5
+    )
+    loss.backward()
+    assert hl.grad is not None and hg.grad is None
+
+
+def test_codebook_full_fraction_is_weighted_class_means():
+    rng = np.random.default_rng(0)
+    p = rng.normal(size=(4, 3, 6))
+    n = rng.integers(0, 5, (4, 3)).astype(float)
+    n[:, 0] = [1, 2, 3, 4]
+    cb = s2fgl.build_codebook(p, n, n_repeats=2, frac=1.0)
+    want = (p * n[..., None]).sum(0) / np.maximum(n.sum(0), 1e-12)[:, None]
+    want[n.sum(0) == 0] = 0
+    assert cb.shape == (3, 2, 6)
+    assert np.allclose(cb[:, 0].numpy(), want, atol=1e-5)
+    assert np.allclose(cb[:, 1].numpy(), want, atol=1e-5)
+
+
+def test_fedavg_of_one_state_is_itself():
+    model = s2fgl.ACMGCN(5, 4, 3)
+    state = model.state_dict()
+    out = s2fgl.fedavg([state], [3.0])
+    assert all(torch.equal(out[k], state[k]) for k in state)
+    two = s2fgl.fedavg([state, {k: 3 * v for k, v in state.items()}], [1.0, 1.0])
+    assert all(torch.allclose(two[k], 2 * state[k]) for k in state)
+
+
+def test_acmgcn_shapes():
+    model = s2fgl.ACMGCN(8, 6, 3)
+    adj = torch.zeros(10, 10)
+    adj[0, 1] = adj[1, 0] = 1
+    logits, h = model(torch.randn(10, 8), adj)
+    assert logits.shape == (10, 3) and h.shape == (10, 6)
+
+
+def test_one_client_fedavg_round_equals_centralised(graph):
+    clients = s2fgl.louvain_partition(graph, n_clients=1, seed=0)
+    hist = s2fgl.run_federated("fedavg", clients, rounds=1, local_steps=3, seed=5)
+    loc = s2fgl.run_federated("local", clients, rounds=1, local_steps=3, seed=5)
+    assert hist.accuracy[0] == pytest.approx(loc.accuracy[0], abs=1e-9)
+    assert hist.ce[0] == pytest.approx(loc.ce[0], abs=1e-6)
+
+
+def test_run_federated_methods_and_ablation_switches(graph):
+    clients = s2fgl.louvain_partition(graph, n_clients=3, seed=0)
+    for method in s2fgl.METHODS:
+        h = s2fgl.run_federated(method, clients, rounds=2, local_steps=1, seed=0)
+        assert h.accuracy.shape == (2,) and 0 <= h.accuracy.min() <= 1
+        if method in ("s2fgl", "s2fgl-nlir"):
+            assert h.kl[1] > 0
+        else:
+            assert (h.kl == 0).all()
+        if method in ("s2fgl", "s2fgl-fgma"):
+            assert h.fgma[1] > 0
+        else:
+            assert (h.fgma == 0).all()
+    a = s2fgl.run_federated("s2fgl", clients, rounds=2, local_steps=1, weights=(0.0, 0.0), seed=0)
+    b = s2fgl.run_federated("fedavg", clients, rounds=2, local_steps=1, seed=0)
+    assert np.allclose(a.accuracy, b.accuracy)
