@@ -182,6 +182,7 @@ SPECS: dict[str, Spec] = {
             "distractors": bad_choice(("others", "decoys")),
             "seed": bad_seed(),
         },
+        free=("normalise",),
     ),
     f"{P}.mia_scores": Spec(
         dc.mia_scores,

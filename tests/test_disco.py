@@ -152,3 +152,11 @@ def test_training_names_suspects_and_never_clean_movies():
     for method in dc.MIA_METHODS:
         s = dc.mia_scores(m, sp, method)
         assert np.isfinite(s.score).all() and (s.score <= 0).all()
+
+
+def test_mcqa_summed_scores_and_normalise_flag():
+    sp, m = _split(), _untrained()
+    q = dc.mcqa_scores(m, sp, distractors="decoys", seed=0, normalise=False)
+    assert q.accuracy.between(0, 1).all() and (q.n_frames == 20).all()
+    with pytest.raises(TypeError, match="normalise"):
+        dc.mcqa_scores(m, sp, normalise="yes")

@@ -58,9 +58,9 @@ from icml25.disco import (
     all_scores,
     build_title_vlm,
     detection_auc,
-    disco_scores,
     make_movies,
     make_split,
+    mcqa_scores,
     train_title_vlm,
 )
 
@@ -73,7 +73,8 @@ CONFIG = {
         "epochs": 30,
         "cnn_width": 32,
         "n_embd": 64,
-        "seeds": (0, 1, 2),
+        # seeds never looked at while the settings (epochs, per-character MCQA) were chosen
+        "seeds": (3, 4, 5),
     },
     "large": {
         "n_movies": 80,
@@ -81,7 +82,7 @@ CONFIG = {
         "epochs": 40,
         "cnn_width": 64,
         "n_embd": 128,
-        "seeds": (0, 1, 2, 3, 4),
+        "seeds": (3, 4, 5, 6, 7),
     },
 }[SCALE]
 print(SCALE, CONFIG)
@@ -90,8 +91,11 @@ print(SCALE, CONFIG)
 # ## Three seeds, seven scores per movie
 #
 # For each seed: new movies, a new split and new frames, a new model trained for the same
-# number of epochs. Every method scores the same held-out main frames. The untrained model of
-# the same seed gives the negative control.
+# number of epochs. Every method scores the same held-out main frames. The settings (30 epochs,
+# MCQA by log-likelihood per character) were fixed on seed 0, the illustration seed of
+# notebook 1; the seeds here were never looked at before. The untrained model of the same seed
+# gives the chance reference of MCQA; MCQA with the summed log-likelihood (the issue's
+# `title_logprob`, not length-normalised) is computed next to it.
 
 # %%
 runs = []
@@ -101,15 +105,22 @@ for seed in tqdm(CONFIG["seeds"]):
     )
     width = {"cnn_width": CONFIG["cnn_width"], "n_embd": CONFIG["n_embd"]}
     untrained = build_title_vlm(split, seed=seed, **width)
-    d_untrained = disco_scores(untrained, split)
+    q_untrained = mcqa_scores(untrained, split, distractors="decoys", seed=seed)
     model = build_title_vlm(split, seed=seed, **width)
     train_title_vlm(model, split, epochs=CONFIG["epochs"], seed=seed, progress=False)
+    tables = all_scores(model, split, seed=seed)
+    summed = mcqa_scores(model, split, distractors="decoys", seed=seed, normalise=False)
+    # negative control: the same AUCs with the labels permuted among the movies
+    y_perm = np.random.default_rng(seed).permutation(split.label)
     runs.append(
         {
             "seed": seed,
             "split": split,
-            "tables": all_scores(model, split, seed=seed),
-            "untrained_auc": detection_auc(d_untrained.accuracy, d_untrained.label),
+            "tables": tables,
+            "untrained_decoys": q_untrained,
+            "summed_auc": detection_auc(summed.accuracy, summed.label),
+            "summed_clean": float(summed.accuracy[summed.label == 0].mean()),
+            "perm_auc": {m: detection_auc(t["value"], y_perm) for m, t in tables.items()},
         }
     )
 
@@ -145,52 +156,118 @@ plt.show()
 # Bars are the mean AUC over seeds, dots the single seeds, the dashed line chance. The
 # title-free VL-MIA-style scores (perplexity and Min-K% of the model's own caption) sit
 # closest to chance; the methods that use the title (DIS-CO, MCQA, the oracle) are far above.
+# The title-free baselines are weak here for a reason of the synthetic world: captions are
+# templates over colours and props that several movies share, so the model's confidence in its
+# own caption says little about whether it saw that movie. With the summed log-likelihood
+# instead of the per-character one, MCQA (decoys) has AUC {glue:text}`auc_mcqa_summed:.3f`
+# (per character {glue:text}`auc_mcqa_decoys:.3f`).
 
 # %% [markdown]
 # ## F3: the floor on clean movies, free form against multiple choice
 
+
 # %%
-clean = []
+def movie_level(acc: np.ndarray) -> tuple[float, float, float]:
+    """Mean of per-movie accuracies (n_movies,), its 99 % t-interval half-width, and the t
+    statistic against 1/4 (clipped to ±100: a zero spread gives an infinite t)."""
+    n = len(acc)
+    se = acc.std(ddof=1) / np.sqrt(n)
+    half = stats.t.ppf(0.995, n - 1) * se
+    t = (acc.mean() - 0.25) / se if se > 0 else np.sign(acc.mean() - 0.25) * np.inf
+    return float(acc.mean()), float(half), float(np.clip(t, -100, 100))
+
+
+F3_METHODS = ("DIS-CO", "MCQA (decoys)", "MCQA (others)")
+clean, per_movie = [], []
 for r in runs:
     L = r["tables"]["DIS-CO"].label.to_numpy()
-    for m in ("DIS-CO", "MCQA (decoys)", "MCQA (others)"):
-        t = r["tables"][m]
-        sel = L == 0
-        n = t.n_frames[sel].sum()
+    sources = {m: r["tables"][m] for m in F3_METHODS}
+    sources["untrained MCQA (decoys)"] = r["untrained_decoys"]
+    for m, t in sources.items():
+        acc = t.accuracy.to_numpy()[L == 0]
+        mean, half, tstat = movie_level(acc)
         clean.append(
             {
                 "seed": r["seed"],
                 "method": m,
-                "pooled accuracy on clean movies": float((t.accuracy * t.n_frames)[sel].sum() / n),
-                "max over clean movies": float(t.accuracy[sel].max()),
-                "n": int(n),
+                "mean over clean movies": mean,
+                "99 % half-width (movies)": half,
+                "t against 1/4": tstat,
+                "max over clean movies": float(acc.max()),
             }
         )
-clean = pd.DataFrame(clean)
-n_clean = int(clean.n.iloc[0])
-lo, hi = stats.binom.ppf([0.005, 0.995], n_clean, 0.25) / n_clean
-fig, ax = plt.subplots(figsize=plotting.figsize("single"))
-for i, m in enumerate(("DIS-CO", "MCQA (decoys)", "MCQA (others)")):
-    v = clean[clean.method == m]["pooled accuracy on clean movies"]
-    ax.bar(i, v.mean(), color=colors[m], alpha=0.85)
-    ax.scatter(np.full(len(v), i), v, color="black", s=12, zorder=3)
-ax.axhspan(lo, hi, color="grey", alpha=0.2, label="99 % interval around 1/4")
+        per_movie += [{"seed": r["seed"], "method": m, "accuracy": a} for a in acc]
+clean, per_movie = pd.DataFrame(clean), pd.DataFrame(per_movie)
+n_clean = int((runs[0]["split"].label == 0).sum())
+t_crit = float(stats.t.ppf(0.995, n_clean - 1))
+fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
+ax = axes[0]
+shown = (*F3_METHODS, "untrained MCQA (decoys)")
+col = {**colors, "untrained MCQA (decoys)": plotting.PALETTE[7]}
+for i, m in enumerate(shown):
+    c = clean[clean.method == m]
+    ax.bar(i, c["mean over clean movies"].mean(), color=col[m], alpha=0.6)
+    ax.errorbar(
+        i + np.linspace(-0.2, 0.2, len(c)),
+        c["mean over clean movies"],
+        yerr=c["99 % half-width (movies)"],
+        fmt="o",
+        color="black",
+        ms=3,
+        capsize=2,
+    )
+ax.axhline(0.25, color="grey", ls="--", lw=1, label="1/4")
+ax.set_xticks(range(len(shown)), ["DIS-CO", "MCQA\ndecoys", "MCQA\nothers", "untrained\ndecoys"])
+ax.set_ylim(-0.02, 0.6)
+ax.set_ylabel("mean accuracy over clean movies")
+ax.set_title("per seed: mean and 99 % t-interval over movies", fontsize=9)
+ax.legend(loc="upper right")
+ax = axes[1]
+jit = np.random.default_rng(0)
+for i, m in enumerate(F3_METHODS):
+    v = per_movie[per_movie.method == m].accuracy.to_numpy()
+    ax.scatter(i + jit.uniform(-0.25, 0.25, len(v)), v, s=10, color=col[m], alpha=0.6)
 ax.axhline(0.25, color="grey", ls="--", lw=1)
 ax.set_xticks(range(3), ["DIS-CO\n(free form)", "MCQA\n(decoys)", "MCQA\n(other titles)"])
-ax.set_ylim(0, 0.5)
-ax.set_ylabel("accuracy on clean movies (pooled frames)")
-ax.set_title("Free-form answers have a zero floor; MCQA has a 1/4 floor")
-ax.legend(loc="upper right")
+ax.set_ylim(-0.03, 1.03)
+ax.set_ylabel("accuracy of one clean movie")
+ax.set_title("what detection ranks: every clean movie, all seeds", fontsize=9)
+plotting.panel_labels(axes)
+fig.suptitle("Clean movies: free form stays at 0; MCQA scatters around 1/4 or below it")
+fig.tight_layout()
 plt.show()
-clean.groupby("method")[["pooled accuracy on clean movies", "max over clean movies"]].mean()
+dec_t = clean[clean.method == "MCQA (decoys)"]["t against 1/4"].to_numpy()
+oth_t = clean[clean.method == "MCQA (others)"]["t against 1/4"].to_numpy()
+unt_t = clean[clean.method == "untrained MCQA (decoys)"]["t against 1/4"].to_numpy()
+dec = clean[clean.method == "MCQA (decoys)"]["mean over clean movies"].to_numpy()
+oth = clean[clean.method == "MCQA (others)"]["mean over clean movies"].to_numpy()
+unt = clean[clean.method == "untrained MCQA (decoys)"]["mean over clean movies"].to_numpy()
+dec_movie_max = float(per_movie[per_movie.method == "MCQA (decoys)"].accuracy.max())
+glue("clean_decoys", float(dec.mean()))
+glue("clean_decoys_min", float(dec.min()))
+glue("clean_decoys_max", float(dec.max()))
+glue("clean_decoys_inside", int((np.abs(dec_t) <= t_crit).sum()))
+glue("clean_decoys_movie_max", dec_movie_max)
+glue("clean_others", float(oth.mean()))
+glue("clean_untrained", float(unt.mean()))
+glue("n_clean", n_clean)
+clean.round(3)
 
 # %% [markdown]
-# On movies the model never saw, free-form naming is never right (no clean movie has a
-# single frame named, on any seed), while MCQA with never-seen decoys sits at chance, inside the
-# grey 99 % band. With other movies' titles as distractors, MCQA on clean movies falls **below**
-# 1/4: the options include suspects' titles, which the model has learned to like, so it picks
-# them. Either way MCQA's clean movies carry a floor that the per-movie score must rise above,
-# and that floor is a property of the options, not of the model.
+# On movies the model never saw, free-form naming is never right: no clean movie has a single
+# frame named, on any seed. MCQA with never-seen decoys averages
+# {glue:text}`clean_decoys:.3f` over the clean movies (per seed from
+# {glue:text}`clean_decoys_min:.3f` to {glue:text}`clean_decoys_max:.3f`; the movie-level
+# 99 % t-interval over the {glue:text}`n_clean:.0f` clean movies contains 1/4 on
+# {glue:text}`clean_decoys_inside:.0f` of the seeds), like the untrained model
+# ({glue:text}`clean_untrained:.3f`). The frames of one movie share its title, so a movie-level
+# interval is the right one; a frame-level binomial interval is too narrow. What detection ranks
+# is panel (b): single clean movies reach an MCQA accuracy of up to
+# {glue:text}`clean_decoys_movie_max:.2f` by chance, while DIS-CO keeps every one at 0 (the
+# paper's floor argument). With other movies' titles as distractors, MCQA on clean movies falls
+# **below** 1/4 ({glue:text}`clean_others:.3f`): the options include suspects' titles, which the
+# model has learned to like, so it picks them. Either way MCQA's floor is a property of the
+# options, not of the model.
 
 # %% [markdown]
 # ## F4: AUC against exposure
@@ -223,6 +300,7 @@ for m in show:
         exposures, g.mean(), yerr=g.std(ddof=1), marker="o", capsize=3, label=m, color=colors[m]
     )
 ax.axhline(0.5, color="grey", ls="--", lw=1)
+ax.axhline(1.0, color="grey", ls=":", lw=1)
 ax.set_xscale("log", base=2)
 ax.set_xticks(exposures, [str(e) for e in exposures])
 ax.set_ylim(0, 1.05)
@@ -231,18 +309,29 @@ ax.set_ylabel("AUC, suspects at this exposure vs clean")
 ax.set_title("Detection grows with exposure (mean ± sd over seeds)")
 ax.legend(fontsize=8, loc="lower right")
 plt.show()
-by_exp.pivot_table(index="exposure", columns="method", values="auc").round(3)
+auc_exp = by_exp.pivot_table(index="exposure", columns="method", values="auc")
+e_lo = exposures[0]
+glue("e_lo", int(e_lo))
+glue("auc_disco_elo", float(auc_exp.loc[e_lo, "DIS-CO"]))
+glue("auc_mcqa_elo", float(auc_exp.loc[e_lo, "MCQA (decoys)"]))
+glue("auc_ppl_elo", float(auc_exp.loc[e_lo, "perplexity"]))
+sat = auc_exp.index[(auc_exp["DIS-CO"] >= 0.999)]
+glue("e_sat_disco", int(sat.min()) if len(sat) else 0)
+auc_exp.round(3)
 
 # %% [markdown]
-# The x-axis is the number of training frames of the suspects compared (each level has a
-# quarter of the suspects). The curves show where each method's margin appears.
+# The x-axis is the number of training frames of the suspects compared (each level has a fifth
+# of the suspects); the dotted line is the ceiling, AUC 1. At the lowest exposure,
+# {glue:text}`e_lo:.0f` frames, DIS-CO has AUC {glue:text}`auc_disco_elo:.3f` against
+# {glue:text}`auc_mcqa_elo:.3f` for MCQA (decoys) and {glue:text}`auc_ppl_elo:.3f` for caption
+# perplexity. DIS-CO reaches the ceiling (mean over seeds) from {glue:text}`e_sat_disco:.0f`
+# training frames (0 means never); above the exposure where a method sits at the ceiling its
+# comparison with the others is saturated and says nothing.
 
 # %%
 runtime_s = time.perf_counter() - t_start
 title_free = auc[["perplexity", "Min-K%"]].max(axis=1).to_numpy()
 ratio = auc["DIS-CO"].to_numpy() / title_free
-dec = clean[clean.method == "MCQA (decoys)"]["pooled accuracy on clean movies"].to_numpy()
-oth = clean[clean.method == "MCQA (others)"]["pooled accuracy on clean movies"].to_numpy()
 free_max = clean[clean.method == "DIS-CO"]["max over clean movies"].to_numpy()
 claim(
     "disco/2_detection/zero_floor",
@@ -250,28 +339,39 @@ claim(
     paper="free-form answers on unseen (clean) movies are about 0 %, MCQA's floor is 25 %",
     value=free_max,
     check=within(0.0, 0.0),
-    control=("MCQA with decoys, pooled clean accuracy", dec),
+    control=(
+        "MCQA with decoys, max over clean movies",
+        clean[clean.method == "MCQA (decoys)"]["max over clean movies"].to_numpy(),
+    ),
     verdict="illustrated",
     caveat="close to true by construction: the model cannot write a title it never saw, and "
     "titles are pairwise far apart (rapidfuzz ratio < 60)",
     fmt=".3f",
 )
-in_binom = np.array([lo <= v <= hi for v in dec])
 claim(
     "disco/2_detection/mcqa_chance_floor",
-    "MCQA with never-seen decoys keeps clean movies at chance: pooled clean accuracy inside the "
-    "99 % binomial interval around 1/4 on every seed",
+    "MCQA with never-seen decoys keeps clean movies at chance: the t statistic of the clean "
+    "movies' mean accuracy against 1/4 lies inside the movie-level 99 % interval on every seed",
     paper="MCQA has a 25 % floor on content the model never saw",
-    value=dec,
-    check=within(0.25, (hi - lo) / 2, label="1/4 (99 % binomial interval)"),
-    verdict="not reproduced",
-    caveat=f"inside the interval in {int(in_binom.sum())} of {len(dec)} seeds (pooled "
-    f"{', '.join(f'{v:.3f}' for v in dec)}): frames of one movie share its true title, so they "
-    "are not independent draws and the binomial interval is too narrow; the mean over seeds "
-    f"is {dec.mean():.3f}. With other movies' titles as options, the seen titles pull clean "
-    f"movies below 1/4 ({oth.mean():.3f})",
+    value=dec_t,
+    check=within(0.0, t_crit, label="0 (99 % t-interval over clean movies)"),
+    control=("MCQA with other movies' titles as options", oth_t),
+    verdict="illustrated",
+    caveat="true by exchangeability: clean titles and decoys are i.i.d. draws of the same "
+    "generator and neither was ever seen; the untrained model is at chance the same way "
+    "(its numbers below)",
+    numbers={
+        "mean clean accuracy, decoys": float(dec.mean()),
+        "mean clean accuracy, others": float(oth.mean()),
+        "mean clean accuracy, untrained (decoys)": float(unt.mean()),
+        "max |t|, untrained (decoys)": float(np.abs(unt_t).max()),
+        "99 % critical t": t_crit,
+    },
     fmt=".3f",
 )
+auc_perm = np.array([r["perm_auc"]["DIS-CO"] for r in runs])
+auc_perm_free = np.array([max(r["perm_auc"]["perplexity"], r["perm_auc"]["Min-K%"]) for r in runs])
+beats = bool((auc["DIS-CO"].to_numpy() > title_free).all())
 claim(
     "disco/2_detection/beats_title_free",
     "DIS-CO's AUC (all exposures) exceeds every title-free baseline's (perplexity and Min-K% of "
@@ -279,11 +379,18 @@ claim(
     paper="DIS-CO nearly doubles the average AUC of the best prior method (models with logits)",
     value=auc["DIS-CO"].to_numpy(),
     check=greater(title_free, label="best title-free AUC"),
-    control=("untrained model's DIS-CO", np.array([r["untrained_auc"] for r in runs])),
-    verdict="reproduced",
+    control=("DIS-CO with labels permuted among movies", auc_perm) if beats else None,
+    verdict="partly" if beats else "not reproduced",
+    caveat=f"measured on {len(runs)} seeds never used for tuning; the ratio to the best "
+    f"title-free baseline is {ratio.mean():.2f}x, not ~2x, and the paper's best prior method "
+    "includes MCQA, which beats DIS-CO here (next row); the title-free baselines are weak "
+    "because template captions over shared colours barely separate members, a property of "
+    "the synthetic world",
     numbers={
         "AUC ratio DIS-CO / best title-free": float(ratio.mean()),
+        "best title-free AUC, labels permuted": float(auc_perm_free.mean()),
         **{f"AUC {m}": float(auc[m].mean()) for m in METHODS},
+        "AUC MCQA (decoys), summed log-lik.": float(np.mean([r["summed_auc"] for r in runs])),
     },
     fmt=".3f",
 )
@@ -312,7 +419,8 @@ KEYS = {
 for m, key in KEYS.items():
     glue(f"auc_{key}", float(auc[m].mean()))
 glue("auc_ratio", float(ratio.mean()))
-glue("clean_decoys", float(dec.mean()))
-glue("clean_others", float(oth.mean()))
+glue("auc_mcqa_summed", float(np.mean([r["summed_auc"] for r in runs])))
+glue("clean_summed", float(np.mean([r["summed_clean"] for r in runs])))
+glue("auc_perm", float(auc_perm.mean()))
 glue("n_seeds", len(runs))
 glue("runtime_s", runtime_s)

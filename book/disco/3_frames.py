@@ -19,7 +19,8 @@
 # Inside DIS-CO's score: per movie, how the share of frames named grows with the number of
 # training frames (the paper's "popularity"), how much less a neutral frame (no protagonist)
 # reveals than a main frame, and which frames ⌊DIS-CO⌋ discards because the model names the
-# movie from the caption alone. Three seeds, each with its own movies, split and model.
+# movie from the caption alone. Three seeds (3, 4 and 5: never looked at while the settings
+# were chosen on seed 0), each with its own movies, split and model.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -68,7 +69,8 @@ CONFIG = {
         "epochs": 30,
         "cnn_width": 32,
         "n_embd": 64,
-        "seeds": (0, 1, 2),
+        # seeds never looked at while the settings (epochs, per-character MCQA) were chosen
+        "seeds": (3, 4, 5),
     },
     "large": {
         "n_movies": 80,
@@ -76,7 +78,7 @@ CONFIG = {
         "epochs": 40,
         "cnn_width": 64,
         "n_embd": 128,
-        "seeds": (0, 1, 2, 3, 4),
+        "seeds": (3, 4, 5, 6, 7),
     },
 }[SCALE]
 print(SCALE, CONFIG)
@@ -146,28 +148,24 @@ rho = np.array(
         for r in runs
     ]
 )
-perm = np.random.default_rng(1)
-rho_perm = np.array(
-    [
-        stats.spearmanr(
-            perm.permutation(r["table"].exposure[r["table"].label == 1].to_numpy()),
-            r["table"].accuracy[r["table"].label == 1],
-        )[0]
-        for r in runs
-    ]
-)
 gap = sus.groupby("seed").main.mean() - sus.groupby("seed").neutral.mean()
-gap0 = (
-    sus.groupby("seed")["untrained main"].mean() - sus.groupby("seed")["untrained neutral"].mean()
-)
 neutral_auc = np.array([detection_auc(r["table"].neutral, r["table"].label) for r in runs])
 print("Spearman rho per seed", rho.round(3), "| main - neutral per seed", gap.round(3).tolist())
+by_e = sus.groupby("exposure").main.mean()
+for e in exposures:
+    glue(f"acc_e{e}", float(by_e.loc[e]))
+glue("rho_min", float(rho.min()))
+glue("rho_max", float(rho.max()))
 
 # %% [markdown]
 # Each dot is one suspect movie of one seed (slightly jittered sideways), the black line the
-# mean per exposure; clean movies are the grey crosses at the left. Main frames (a) and neutral
-# frames (b) both climb with exposure; neutral frames, which show only the background and a
-# prop shared by several movies, are named less often at low exposure.
+# mean per exposure; clean movies are the grey crosses at the left. Mean main-frame accuracy is
+# {glue:text}`acc_e2:.3f`, {glue:text}`acc_e4:.3f`, {glue:text}`acc_e8:.3f`,
+# {glue:text}`acc_e16:.3f` and {glue:text}`acc_e32:.3f` at 2, 4, 8, 16 and 32 training frames:
+# it rises up to 8 frames and then **saturates**, so a rank correlation over all five levels is
+# driven by the two lowest ones and by noise among the saturated movies. The per-seed Spearman
+# ρ ranges from {glue:text}`rho_min:.2f` to {glue:text}`rho_max:.2f`. Neutral frames (b), which
+# show only the background and a prop shared by several movies, follow the same curve.
 
 # %% [markdown]
 # ## What ⌊DIS-CO⌋ removes
@@ -223,8 +221,8 @@ print(f"largest change of any other movie: {moved:.0f} frames of {n_eval}")
 
 # %%
 runtime_s = time.perf_counter() - t_start
-pooled_rho = stats.spearmanr(sus.exposure, sus.main)[0]
-pooled_perm = stats.spearmanr(perm.permutation(sus.exposure.to_numpy()), sus.main)[0]
+n_seeds = len(runs)
+per_seed_holds = bool((rho > 0.5).all())
 claim(
     "disco/3_frames/rises_with_exposure_per_seed",
     "Suspects' DIS-CO accuracy rises with their exposure: Spearman rho between training frames "
@@ -232,37 +230,78 @@ claim(
     paper="accuracy tracks popularity (box-office) of the movies",
     value=rho,
     check=greater(0.5),
-    verdict="not reproduced",
-    caveat=f"rho per seed {', '.join(f'{v:.2f}' for v in rho)}: 4 suspects per exposure level "
-    "and 20 frames per movie make one seed's rho noisy; pooled over the seeds it holds (next row)",
+    verdict="partly" if per_seed_holds else "not reproduced",
+    caveat=f"rho per seed {', '.join(f'{v:.2f}' for v in rho)}: accuracy rises up to 8 "
+    "training frames and saturates above, so rho over five levels rests on the two lowest; "
+    "exposures of 1-4 frames would test the trend",
     fmt=".3f",
 )
+# post hoc (added after the per-seed check failed on the first seeds): rho over the suspects
+# of all seeds pooled, with a bootstrap CI (movies resampled within each seed) and the
+# permutation null (exposures permuted among the suspects within each seed)
+boot = np.random.default_rng(2)
+groups = [sus[sus.seed == s_][["exposure", "main"]].to_numpy() for s_ in CONFIG["seeds"]]
+pooled_rho = stats.spearmanr(sus.exposure, sus.main)[0]
+rho_boot, rho_null = [], []
+for _ in range(1000):
+    b = np.concatenate([g[boot.integers(0, len(g), len(g))] for g in groups])
+    rho_boot.append(stats.spearmanr(b[:, 0], b[:, 1])[0])
+    p = np.concatenate([np.c_[boot.permutation(g[:, 0]), g[:, 1]] for g in groups])
+    rho_null.append(stats.spearmanr(p[:, 0], p[:, 1])[0])
+rho_lo, rho_hi = np.nanpercentile(rho_boot, [2.5, 97.5])
+null_99 = float(np.nanpercentile(rho_null, 99))
+pooled_holds = bool(rho_lo > 0.5)
 claim(
     "disco/3_frames/rises_with_exposure_pooled",
-    "Suspects' DIS-CO accuracy rises with exposure: Spearman rho above 0.5 over the suspects of "
-    "all seeds pooled",
+    "Suspects' DIS-CO accuracy rises with exposure: the lower end of the 95 % bootstrap CI of "
+    "Spearman rho over the suspects of all seeds pooled is above 0.5 (post hoc)",
     paper="accuracy tracks popularity (box-office) of the movies",
-    value=pooled_rho,
+    value=rho_lo,
     check=greater(0.5),
-    control=("exposures permuted among the suspects", pooled_perm),
-    verdict="partly",
-    caveat="holds pooled over 3 seeds, not on every seed; exposure is a frame count here, not "
-    "the paper's box-office popularity",
-    seeds=len(runs),
+    control=("99th percentile of the permutation null", null_99) if pooled_holds else None,
+    verdict="partly" if pooled_holds else "not reproduced",
+    caveat="post hoc: added after the per-seed check failed on the earlier seeds 0-2; pooled "
+    f"rho {pooled_rho:.2f}, "
+    f"95 % CI [{rho_lo:.2f}, {rho_hi:.2f}] (movies resampled within seeds), permutation "
+    f"null's 99th percentile {null_99:.2f}; accuracy saturates from 8 frames; exposure is a "
+    "frame count here, not the paper's box-office popularity",
+    numbers={"pooled rho": float(pooled_rho), "CI upper end": float(rho_hi)},
+    seeds=n_seeds,
     over="pooled suspects",
     fmt=".3f",
 )
+# main minus neutral per seed: paired bootstrap over the suspects (95 % CI lower end), and the
+# same statistic with main/neutral swapped at random per movie (sign flip) as the control
+diffs = [(g.main - g.neutral).to_numpy() for _, g in sus.groupby("seed")]
+flip = np.random.default_rng(3)
+
+
+def ci_low(d: np.ndarray) -> float:
+    """Lower end of the 95 % paired-bootstrap CI of the mean difference over suspects."""
+    idx = boot.integers(0, len(d), (2000, len(d)))
+    return float(np.percentile(d[idx].mean(axis=1), 2.5))
+
+
+gap_lo = np.array([ci_low(d) for d in diffs])
+gap_flip = np.array([ci_low(d * flip.choice([-1, 1], len(d))) for d in diffs])
+gap_holds = bool((gap_lo > 0).all())
 claim(
     "disco/3_frames/main_above_neutral",
-    "Main frames (with the protagonist) are named more often than neutral frames: suspects' "
-    "mean accuracy, main minus neutral, above 0 on every seed",
+    "Main frames (with the protagonist) are named more often than neutral frames: on every "
+    "seed the lower end of the 95 % paired-bootstrap CI (over suspects) of main minus neutral "
+    "accuracy is above 0",
     paper="neutral frames are recognised less often than main frames, but still often",
-    value=gap.to_numpy(),
+    value=gap_lo,
     check=greater(0.0),
-    control=("untrained model", gap0.to_numpy()),
-    verdict="partly",
-    caveat="main frames carry one more cue (the sprite) by construction of the world",
+    control=("main/neutral swapped at random per movie", gap_flip) if gap_holds else None,
+    verdict="illustrated" if gap_holds else "not reproduced",
+    caveat=f"CI lower end above 0 on {int((gap_lo > 0).sum())} of {len(gap_lo)} seeds; the "
+    f"mean gap per seed ({', '.join(f'{v:.3f}' for v in gap)}) is positive but within the "
+    "noise of about 20 suspects with 20 frames each; main frames carry one more cue (the "
+    "sprite) by construction, and 30 epochs were chosen on seed 0 because at 20 epochs main "
+    "scored below neutral there, so the sign depends on training length",
     numbers={
+        "mean gap main - neutral": float(gap.mean()),
         "main, suspects": float(sus.main.mean()),
         "neutral, suspects": float(sus.neutral.mean()),
         "AUC from neutral frames": float(neutral_auc.mean()),
@@ -281,13 +320,20 @@ claim(
     value=drop_tk,
     check=greater(0.1),
     control=("the other suspects' mean drop", drop_other),
-    verdict="reproduced",
+    verdict="illustrated",
+    caveat="true by construction: the caption route is trained only on the text-known "
+    "suspects' caption-to-title pairs, and eval captions are the same template strings seen in "
+    "training, so the drop is a lookup and the other movies' zero drop is guaranteed",
     numbers={"largest change of another movie (frames)": float(moved)},
     fmt=".3f",
 )
 assert moved <= 1, "the floor moved a movie that has no text knowledge"
 assert (table[table.label == 0][["main", "neutral", "floor"]] == 0).all().all()
 glue("rho_mean", float(rho.mean()))
+glue("rho_pooled", float(pooled_rho))
+glue("rho_pooled_lo", float(rho_lo))
+glue("rho_pooled_hi", float(rho_hi))
+glue("rho_n_fail", int((rho <= 0.5).sum()))
 glue("main_mean", float(sus.main.mean()))
 glue("neutral_mean", float(sus.neutral.mean()))
 glue("neutral_auc", float(neutral_auc.mean()))

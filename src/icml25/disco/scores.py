@@ -148,12 +148,15 @@ def mcqa_scores(
     n_options: int = 4,
     distractors: str = "others",
     seed: int = 0,
+    normalise: bool = True,
 ) -> pd.DataFrame:
     """MCQA: per frame, the argmax of ``title_logprob`` over the true title and
     ``n_options − 1`` distractors: other movies' titles (``"others"``) or never-seen decoy
     titles from :func:`~icml25.disco.world.make_movies` with another seed (``"decoys"``).
-    Options are compared by log-likelihood per character (length-normalised). The option order
-    is shuffled, so an uninformed model is right 1/``n_options`` of the time."""
+    With ``normalise`` (the default) options are compared by log-likelihood per character and
+    end token (length-normalised, lm-eval's ``acc_norm``); with ``normalise=False`` by the summed
+    ``title_logprob``. The option order is shuffled, so an uninformed model is right
+    1/``n_options`` of the time."""
     _check(model, split, frame_kind)
     M = len(split.movies)
     n_options = check_int("n_options", n_options, 2)
@@ -161,6 +164,8 @@ def mcqa_scores(
     if distractors == "others" and n_options > M:
         raise ValueError(f"n_options must be <= the number of movies ({M}), got {n_options}")
     rng = np.random.default_rng(check_seed("seed", seed))
+    if not isinstance(normalise, (bool, np.bool_)):
+        raise TypeError(f"normalise must be a bool, got {type(normalise).__name__}")
     ev = split.eval.subset(split.eval.kind == frame_kind)
     titles = split.titles
     if distractors == "decoys":
@@ -189,7 +194,9 @@ def mcqa_scores(
     lp = np.asarray(model.title_logprob(flat_frames, flat_titles), float)
     # per character (and the end token): the options' log-likelihoods are length-normalised,
     # as in lm-eval's acc_norm, so that short titles are not favoured
-    lp = (lp / np.array([len(t) + 1 for t in flat_titles])).reshape(N, n_options)
+    if normalise:
+        lp = lp / np.array([len(t) + 1 for t in flat_titles])
+    lp = lp.reshape(N, n_options)
     # ties (an untrained model scoring options alike) are broken at random, not by position
     noise = rng.random(lp.shape) * 1e-9
     hits = np.argmax(lp + noise, axis=1) == np.asarray(answer)
