@@ -35,6 +35,8 @@ OWNER = np.array([0, 1, 1])
 CANDS = np.random.default_rng(0).random((6, 4))
 G = wasp.fit_generator(SPLIT.X_pub, SPLIT.y_pub)
 EC, YC = EMBED(SPLIT.X_priv[:100]), SPLIT.y_priv[:100]  # >= 2 rows of every class
+# a pool without any sample of drop=0's class: removing that private sample moves no vote
+SYN_Y_GAP = np.where(POOL.y == YP[0], (YP[0] + 1) % 10, POOL.y)
 AUDIT = wasp.audit_round(EP, YP, ES, POOL.y, 0, 8, 1.0, 50, np.random.default_rng(0))
 
 BAD_EPS = st.one_of(
@@ -204,7 +206,7 @@ ALL_SPECS: dict[str, Spec] = {
             "priv_emb": bad_array(EP),
             "priv_y": bad_index_array(YP, None),
             "syn_emb": bad_array(ES),
-            "syn_y": bad_index_array(POOL.y, None),
+            "syn_y": st.one_of(bad_index_array(POOL.y, None), st.just(SYN_Y_GAP)),
             "drop": bad_int(0, 29),
             "q": bad_int(1),
             "sigma": bad_positive(),

@@ -257,6 +257,50 @@ def test_audit_round_mu(split, gens):
     assert res.fpr[0] == 0 and res.fpr[-1] == 1 and np.all(np.diff(res.tpr) >= 0)
 
 
+def test_audit_round_raises_when_drop_moves_no_vote(split, gens):
+    """Audit MUST-FIX 3: if drop's class has no synthetic sample, ||dh|| = 0 and the audit
+    would silently return NaN statistics (read as 'no leakage'): it must raise instead."""
+    embed = wasp.public_embedding(split.X_pub)
+    pool = wasp.run_zerogen(gens, 5, 10, seed=0)
+    yp = split.y_priv[:50]
+    syn_y = np.where(pool.y == yp[0], (yp[0] + 1) % 10, pool.y)
+    with pytest.raises(ValueError, match="drop"):
+        wasp.audit_round(
+            embed(split.X_priv[:50]),
+            yp,
+            embed(pool.X),
+            syn_y,
+            0,
+            8,
+            1.0,
+            10,
+            np.random.default_rng(0),
+        )
+
+
+def test_top_voted_ranks_votes_first_and_breaks_ties_at_random():
+    """Audit MUST-FIX 2: a zero-vote sample never becomes an exemplar ahead of a voted one,
+    and the zero-vote slots are not filled in pool order."""
+    from icml25.wasp.pipeline import _top_voted
+
+    votes = np.zeros(40)
+    votes[[5, 17, 33]] = [1.0, 0.5, 0.25]
+    ids = np.arange(100, 140)
+    picks = []
+    for s in range(30):
+        top = _top_voted(votes, ids, 8, np.random.default_rng(s))
+        assert len(top) == 8 and len(set(top)) == 8
+        np.testing.assert_array_equal(top[:3], [105, 117, 133])  # voted ones, by vote
+        picks.append(tuple(sorted(top[3:])))
+    assert len(set(picks)) > 20  # the ties differ between seeds
+    first = np.array([p for t in picks for p in t])
+    assert (first < 108).mean() < 0.5  # not the lowest pool indices
+    noisy = np.random.default_rng(1).normal(size=40)
+    np.testing.assert_array_equal(
+        _top_voted(noisy, ids, 8, np.random.default_rng(2)), ids[np.argsort(-noisy)[:8]]
+    )
+
+
 def test_dp_sgd_runs(split):
     acc = wasp.dp_sgd_accuracy(
         split.X_priv[:100], split.y_priv[:100], split.X_test, split.y_test, math.inf, 1e-5, 0

@@ -182,7 +182,7 @@ E_ = len(EPS)
 A = {v: np.zeros((S, E_)) for v in [*VARIANTS, "Aug-PE-all", "WASP (2nd run)"]}
 FD = {
     v: np.zeros((S, E_))
-    for v in ["WASP", "Aug-PE-all", "Aug-PE-all (2nd run)"] + [f"Aug-PE-G{k}" for k in range(4)]
+    for v in [*VARIANTS, "Aug-PE-all", "Aug-PE-all (2nd run)"] + [f"Aug-PE-G{k}" for k in range(4)]
 }
 FD_noise = np.zeros(S)  # WASP with votes drowned in noise (eps = 1e-3)
 G2 = np.zeros((S, E_))
@@ -195,8 +195,8 @@ for s in tqdm(range(S), desc="seeds"):
         for v, kw in VARIANTS.items():
             res = run_wasp(gens, Xp, yp, eps, DELTA, seed=s, **kw, **KW)
             A[v][s, j] = acc(res)
+            FD[v][s, j] = feedback_fd(res)
             if v == "WASP":
-                FD["WASP"][s, j] = feedback_fd(res)
                 G2[s, j] = res.weights[1:, 2].mean()
         A["WASP (2nd run)"][s, j] = acc(run_wasp(gens, Xp, yp, eps, DELTA, seed=1000 + s, **KW))
         res = run_aug_pe(gens, Xp, yp, eps, DELTA, seed=s, **KW)
@@ -219,6 +219,8 @@ for j, eps in enumerate(EPS):
         f"{FD['Aug-PE-all'][:, j].mean():.2f}  best single {best_single_fd[:, j].mean():.2f}"
     )
 print(f"FD with noise-only votes {FD_noise.mean():.2f}; private digits {FD_private.mean():.2f}")
+for v in ("no weights", "top-1", "no filter"):
+    print(f"FD of the ablation '{v}':", " ".join(f"{x:.2f}" for x in FD[v].mean(0)))
 
 # %% [markdown]
 # ## How close the feedback samples come to the private distribution
@@ -232,14 +234,15 @@ bars = [(f"Aug-PE\nG{k}", FD[f"Aug-PE-G{k}"][:, j64]) for k in range(4)] + [
     ("WASP", FD["WASP"][:, j64]),
     ("WASP,\nnoise votes", FD_noise),
 ]
-colors = ["C7"] * 4 + ["C1", "C0", "C3"]
-ax.bar(
+colors = ["C7"] * 4 + ["C1", "C0", "C4"]
+drawn = ax.bar(
     range(len(bars)),
     [b[1].mean() for b in bars],
     yerr=[b[1].std(ddof=1) for b in bars],
     color=colors,
     capsize=3,
 )
+drawn[-1].set_hatch("//")
 ax.axhline(FD_private.mean(), color="k", ls="--", lw=1, label="the 200 private digits")
 ax.set_xticks(range(len(bars)), [b[0] for b in bars], fontsize=7)
 ax.set_ylabel("class-conditional Fréchet distance\nto the test digits (PCA(16) space)")
@@ -269,13 +272,14 @@ plt.show()
 # samples each method wrote in rounds 1–3, mean ± standard deviation over 20 seeds. Three of
 # the four single generators stay far from the private distribution even with private
 # feedback, as in the paper's motivating figure (FID of single-PLM Aug-PE); G3 alone comes
-# close, and WASP closer still. When the votes carry no information (ε = 10⁻³, red) WASP
-# writes samples about as far off as G0 or G1 alone. The dashed line is the distance of the 200
-# private digits themselves: with about 20 digits per class against the others' 90 it is
-# biased upwards, so it marks the scale, not a floor. (b) The same against ε. All sets
+# close, and WASP closer still. When the votes carry no information (ε = 10⁻³, purple,
+# hatched) WASP writes samples far off, near the level of G0 or G1 alone (the numbers are
+# printed above, with the distances of the three ablations). The dashed line is the distance
+# of the 200 private digits themselves: with about 20 digits per class against the others' 90
+# it is biased upwards, so it marks the scale, not a floor. (b) The same against ε. All sets
 # compared here have about 90 samples per class, so the estimator's bias is similar.
 #
-# ## Ablations: which ingredient carries the gain?
+# ## Ablations: what is each ingredient worth?
 
 # %%
 fig, ax = plt.subplots(figsize=plotting.figsize("single"))
@@ -314,11 +318,13 @@ for key, _ in diffs:
 # %% [markdown]
 # Each point is the paired accuracy difference between an ablated WASP and the full one
 # (below 0: the ingredient helps), with its 95 % interval over 20 seeds; the grey null is a
-# second run of full WASP. Without noise (ε = ∞) every ingredient helps, the weights least.
-# Under noise the picture changes: the filter needs the furthest votes, which double the
-# sensitivity, so at ε = 16 the noise they add costs more than the filter gains, and removing
-# it raises accuracy; Top-Q voting matters most there. The weights' effect is inside the
-# null's spread except at ε = ∞.
+# second run of full WASP. Exemplars are the top-voted samples with ties broken at random:
+# without noise most of a class's pool has no vote at all, and a tie broken by pool order
+# would hand the first generator's zero-shot digits to the Top-1 arm as its "bad" examples.
+# The numbers are printed above; the claim check at the end says which removals cost accuracy
+# beyond the null. The "no filter" arm also drops the furthest votes, so its σ is that of one
+# histogram: at finite ε it changes two things at once (the filter, and half the noise), and
+# a change there may come from either.
 #
 # ## The number of private samples M
 
@@ -381,10 +387,8 @@ for i, M in enumerate(MG):
 
 # %% [markdown]
 # The paired gain of WASP over equal-weight Aug-PE with its 95 % interval, for each M, next to
-# the null (grey, a second WASP run with other seeds). The gain is between about one and three
-# points and does not grow with M here; without noise its interval stays above 0 at every M,
-# at ε = 64 it reaches down to 0 at M = 200. The numbers are printed above; the claim check
-# below says which comparisons hold.
+# the null (grey, a second WASP run with other seeds). The numbers are printed above; the
+# claim checks below say which comparisons hold, under privacy (ε = 64) and without it.
 #
 # ## Claim check
 
@@ -415,84 +419,175 @@ claim(
     fmt=".3f",
 )
 d_fd = (FD["WASP"] - FD["Aug-PE-all"]).max(1)  # the worst eps per seed
-d_fd_null = (FD["Aug-PE-all (2nd run)"] - FD["Aug-PE-all"]).max(1)
-claim(
-    "wasp/3_weights_ablations/closer_than_equal_pe",
+d_fd_noise = FD_noise - FD["Aug-PE-all"][:, j64]  # control: WASP with noise-only votes
+fd_numbers = {
+    "FD WASP at eps=64": FD["WASP"][:, j64].mean(),
+    "FD Aug-PE-all at eps=64": FD["Aug-PE-all"][:, j64].mean(),
+    "FD best single Aug-PE at eps=64": best_single_fd[:, j64].mean(),
+    "FD no weights at eps=64": FD["no weights"][:, j64].mean(),
+    "FD no filter at eps=64": FD["no filter"][:, j64].mean(),
+    "FD top-1 at eps=64": FD["top-1"][:, j64].mean(),
+    "FD Aug-PE-all 2nd run - 1st run (worst eps)": (FD["Aug-PE-all (2nd run)"] - FD["Aug-PE-all"])
+    .max(1)
+    .mean(),
+}
+fd_statement = (
     "The samples WASP writes with private feedback are closer to the private distribution than "
     "those of equal-weight Aug-PE: their class-conditional Fréchet distance to the test digits "
-    "is lower by more than 0.05 at every eps in {16, 64, inf}, in every seed; a second Aug-PE "
-    "run is not",
-    paper="Fig. 1(a), read in a secondary summary: single-PLM Aug-PE data lie far from the "
-    "private data (FID); WASP's fusion is meant to close the gap",
-    value=d_fd,
-    check=less(0.0, by=0.05),
-    control=("Aug-PE-all 2nd run - 1st run", d_fd_null),
-    verdict="reproduced",
-    numbers={
-        "FD WASP at eps=64": FD["WASP"][:, j64].mean(),
-        "FD Aug-PE-all at eps=64": FD["Aug-PE-all"][:, j64].mean(),
-        "FD best single Aug-PE at eps=64": best_single_fd[:, j64].mean(),
-        "FD noise-only votes": FD_noise.mean(),
-    },
-    fmt=".3f",
+    "is lower by more than 0.05 at every eps in {16, 64, inf}, in every seed"
 )
+fd_paper = (
+    "not a number of the paper: its Fig. 1(a) (read in a secondary summary) shows single-PLM "
+    "Aug-PE data far from the private data (FID); that WASP closes the gap is this book's "
+    "inference"
+)
+if np.all(d_fd < -0.05):
+    claim(
+        "wasp/3_weights_ablations/closer_than_equal_pe",
+        fd_statement + "; WASP with noise-only votes (eps = 1e-3) is not",
+        paper=fd_paper,
+        value=d_fd,
+        check=less(0.0, by=0.05),
+        control=("WASP with noise-only votes - Aug-PE-all at eps=64", d_fd_noise),
+        verdict="partly",
+        caveat="the comparison is the book's inference, not checked against the paper's "
+        "figures; the distance is measured in the PCA(16) space in which the contrastive "
+        "filter selects, and much of the gap is G2's equal share in Aug-PE (see the distances "
+        "of the ablations)",
+        numbers=fd_numbers,
+        fmt=".3f",
+    )
+else:
+    claim(
+        "wasp/3_weights_ablations/closer_than_equal_pe",
+        fd_statement,
+        paper=fd_paper,
+        value=d_fd,
+        check=less(0.0, by=0.05),
+        verdict="not reproduced",
+        caveat=f"WASP's distance is not lower by 0.05 in every seed and eps "
+        f"(holds in {int((d_fd < -0.05).sum())} of {S} seeds)",
+        numbers=fd_numbers,
+        fmt=".3f",
+    )
 abl_lo = np.array([ci_lo(A["WASP"][:, j_inf] - A[v][:, j_inf]) for v in ("top-1", "no filter")])
 null_lo = ci_lo(A["WASP"][:, j_inf] - A["WASP (2nd run)"][:, j_inf])
 w_inf, w_64 = abl["no weights"][j_inf], abl["no weights"][j64]
 f_16 = abl["no filter"][EPS.index(16.0)]
-claim(
-    "wasp/3_weights_ablations/topq_and_filter_carry_gain",
+pe_inf = paired_ci(A["Aug-PE-all"][:, j_inf] - A["WASP"][:, j_inf])
+abl_statement = (
     "Without DP noise (eps = inf), removing Top-Q voting (Q = 1) or the furthest votes with the "
     "contrastive filter each costs accuracy: the lower end of the paired 95 % CI (20 seeds) of "
-    "full WASP minus the ablation is above 0; for a second full-WASP run it is not",
-    paper="each of WASP's ingredients contributes (the paper's ablations; not checked against "
-    "the PDF here)",
-    value=abl_lo,
-    check=greater(0.0),
-    control=("full WASP 2nd run", [null_lo]),
-    verdict="partly",
-    over="ablations",
-    seeds=S,
-    caveat=f"the PLM weights alone are worth {-w_inf[0]:+.3f} +- {w_inf[1]:.3f} at eps = inf "
-    f"and {-w_64[0]:+.3f} +- {w_64[1]:.3f} at eps = 64; at eps = 16 removing the filter "
-    f"changes accuracy by {f_16[0]:+.3f} +- {f_16[1]:.3f} (its furthest votes double the "
-    "sensitivity)",
-    numbers={
-        "top-1 minus WASP at eps=inf": abl["top-1"][j_inf, 0],
-        "no filter minus WASP at eps=inf": abl["no filter"][j_inf, 0],
-        "no weights minus WASP at eps=inf": w_inf[0],
-    },
-    fmt=".4f",
+    "full WASP minus the ablation is above 0"
 )
-jj_inf = hi.index(j_inf)
-gain_lo = gain_ci[:, jj_inf, 0] - gain_ci[:, jj_inf, 1]
-claim(
-    "wasp/3_weights_ablations/gain_every_m",
-    "Without DP noise (eps = inf), WASP beats equal-weight Aug-PE over all four generators at "
-    "every number of private samples M in {100, 200, 400}: the lower end of the paired 95 % CI "
-    "(20 seeds) is above 0; for a second WASP run against the first it is not",
-    paper="WASP beats Aug-PE with several PLMs when private samples are few (main table)",
-    value=gain_lo,
-    check=greater(0.0),
-    control=("WASP 2nd run - 1st run", null_ci[:, jj_inf, 0] - null_ci[:, jj_inf, 1]),
-    verdict="partly",
-    over="values of M",
-    seeds=S,
-    caveat="under privacy the gain shrinks: at eps = 64 it is "
-    + ", ".join(
-        f"{gain_ci[i, 0, 0]:+.3f} +- {gain_ci[i, 0, 1]:.3f} (M = {M})" for i, M in enumerate(MG)
+abl_numbers = {
+    "top-1 minus WASP at eps=inf": abl["top-1"][j_inf, 0],
+    "no filter minus WASP at eps=inf": abl["no filter"][j_inf, 0],
+    "no weights minus WASP at eps=inf": w_inf[0],
+    "Aug-PE-all (all three removed) minus WASP at eps=inf": pe_inf[0],
+}
+abl_caveat = (
+    f"removing all three ingredients (Aug-PE-all) changes accuracy by "
+    f"{pe_inf[0]:+.4f} +- {pe_inf[1]:.4f} at eps = inf, against "
+    f"{abl['top-1'][j_inf, 0]:+.4f} +- {abl['top-1'][j_inf, 1]:.4f} (top-1) and "
+    f"{abl['no filter'][j_inf, 0]:+.4f} +- {abl['no filter'][j_inf, 1]:.4f} (no filter) alone; "
+    f"the PLM weights alone are worth {-w_inf[0]:+.4f} +- {w_inf[1]:.4f} at eps = inf and "
+    f"{-w_64[0]:+.4f} +- {w_64[1]:.4f} at eps = 64; at eps = 16 removing the filter and the "
+    f"furthest votes (half the noise) changes accuracy by {f_16[0]:+.4f} +- {f_16[1]:.4f}"
+)
+if np.all(abl_lo > 0):
+    claim(
+        "wasp/3_weights_ablations/topq_and_filter_each_help",
+        abl_statement + "; for a second full-WASP run it is not",
+        paper="each of WASP's ingredients contributes (the paper's ablations; not checked "
+        "against the PDF here)",
+        value=abl_lo,
+        check=greater(0.0),
+        control=("full WASP 2nd run", [null_lo]),
+        verdict="partly",
+        over="ablations",
+        seeds=S,
+        caveat="only without DP noise; " + abl_caveat,
+        numbers=abl_numbers,
+        fmt=".4f",
     )
-    + "; at eps <= 16 there is none (notebook 2)",
-    numbers={f"gain at M={M}, eps=inf": gain_ci[i, jj_inf, 0] for i, M in enumerate(MG)},
-    fmt=".4f",
+else:
+    claim(
+        "wasp/3_weights_ablations/topq_and_filter_each_help",
+        abl_statement,
+        paper="each of WASP's ingredients contributes (the paper's ablations; not checked "
+        "against the PDF here)",
+        value=abl_lo,
+        check=greater(0.0),
+        verdict="not reproduced",
+        over="ablations",
+        seeds=S,
+        caveat=abl_caveat,
+        numbers=abl_numbers,
+        fmt=".4f",
+    )
+jj_inf, jj_64 = hi.index(j_inf), hi.index(j64)
+# the issue's check (paired CI above 0 at eps = 64 and inf) on 20 seeds at every M; at
+# M = 200 it supersedes notebook 2's 10 seeds
+gain_lo = (gain_ci[:, :, 0] - gain_ci[:, :, 1]).ravel()  # (M x eps >= 64,)
+null_lo_m = (null_ci[:, :, 0] - null_ci[:, :, 1]).ravel()
+m_statement = (
+    "At eps = 64 and inf, WASP beats equal-weight Aug-PE over all four generators at every "
+    "number of private samples M in {100, 200, 400}: the lower end of the paired 95 % CI "
+    f"({S} seeds) is above 0 in all six settings"
 )
+m_numbers = {
+    f"gain at M={M}, eps={EPS[j]:g}": gain_ci[i, jj, 0]
+    for i, M in enumerate(MG)
+    for jj, j in enumerate(hi)
+}
+m_text = "; ".join(
+    f"M = {M}: "
+    + ", ".join(
+        f"{gain_ci[i, jj, 0]:+.4f} +- {gain_ci[i, jj, 1]:.4f} (eps = {EPS[j]:g})"
+        for jj, j in enumerate(hi)
+    )
+    for i, M in enumerate(MG)
+)
+if np.all(gain_lo > 0):
+    claim(
+        "wasp/3_weights_ablations/gain_every_m",
+        m_statement + "; for a second WASP run against the first it is not",
+        paper="WASP beats Aug-PE with several PLMs when private samples are few (main table)",
+        value=gain_lo,
+        check=greater(0.0),
+        control=("WASP 2nd run - 1st run", null_lo_m),
+        verdict="reproduced",
+        over="values of M and eps",
+        seeds=S,
+        caveat="at weak privacy only: the gain is one to three points, and at eps <= 16 there "
+        "is none (notebook 2, reported, not asserted)",
+        numbers=m_numbers,
+        fmt=".4f",
+    )
+else:
+    claim(
+        "wasp/3_weights_ablations/gain_every_m",
+        m_statement,
+        paper="WASP beats Aug-PE with several PLMs when private samples are few (main table)",
+        value=gain_lo,
+        check=greater(0.0),
+        verdict="not reproduced",
+        over="values of M and eps",
+        seeds=S,
+        caveat="the paired interval reaches 0 in some setting: " + m_text,
+        numbers=m_numbers,
+        fmt=".4f",
+    )
 glue("g2_weight_left", float(G2_left[:, hi].mean()), display=False)
 glue("fd_wasp_64", float(FD["WASP"][:, j64].mean()), display=False)
 glue("fd_pe_64", float(FD["Aug-PE-all"][:, j64].mean()), display=False)
 glue("fd_best_single_64", float(best_single_fd[:, j64].mean()), display=False)
 glue("fd_noise", float(FD_noise.mean()), display=False)
-glue("gain_64_m200", float(gain_ci[MG.index(200), 0, 0]), display=False)
-glue("gain_64_m200_ci", float(gain_ci[MG.index(200), 0, 1]), display=False)
+glue("abl_pe_inf", float(pe_inf[0]), display=False)
+glue("abl_pe_inf_ci", float(pe_inf[1]), display=False)
+for v, tag in [("no weights", "weights"), ("no filter", "filter"), ("top-1", "topq")]:
+    glue(f"fd_{tag}_64", float(FD[v][:, j64].mean()), display=False)
 for key, tag in [("no weights", "weights"), ("top-1", "topq"), ("no filter", "filter")]:
     for j, e in enumerate(EPS):
         etag = "inf" if math.isinf(e) else f"{e:g}"
@@ -501,4 +596,6 @@ for key, tag in [("no weights", "weights"), ("top-1", "topq"), ("no filter", "fi
 for i, M in enumerate(MG):
     glue(f"gain_inf_m{M}", float(gain_ci[i, jj_inf, 0]), display=False)
     glue(f"gain_inf_m{M}_ci", float(gain_ci[i, jj_inf, 1]), display=False)
+    glue(f"gain_64_m{M}", float(gain_ci[i, jj_64, 0]), display=False)
+    glue(f"gain_64_m{M}_ci", float(gain_ci[i, jj_64, 1]), display=False)
 glue("runtime_s", runtime_s, display=False)

@@ -79,6 +79,15 @@ def _check_labels(y: object, n: int) -> tuple[np.ndarray, int]:
     return y, n_classes
 
 
+def _top_voted(votes: np.ndarray, ids: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """The ``n`` entries of ``ids`` (N_c,) with the largest ``votes`` (N_c,), ties broken at
+    random with ``rng`` (not by pool order): without noise most of a class's pool has no vote,
+    and a stable sort would fill the exemplars with the first generator's zero-vote samples.
+    A sample with a vote always ranks ahead of one with less."""
+    perm = rng.permutation(len(ids))
+    return ids[perm[np.argsort(-votes[perm], kind="stable")[:n]]]
+
+
 def run_wasp(
     generators: Sequence,
     X_priv: np.ndarray,
@@ -104,10 +113,10 @@ def run_wasp(
     Top-Q votes of the private samples on the pool (nearest, and furthest if ``furthest``),
     + N(0, σ²) per bin, σ = ``gaussian_sigma(eps, delta, rounds, vote_sensitivity(q,
     furthest))``; weights w from the noisy near votes (uniform if not ``weighted``); per class,
-    good / bad = the ``n_exemplars`` top near- / far-voted samples; generator k adds
-    round(budget / C · w_k) samples by ``vary(good)`` (``oversample``× and filtered by
-    :func:`contrastive_filter` if ``contrastive``). Privacy covers the votes only: the
-    generators never see private data.
+    good / bad = the ``n_exemplars`` top near- / far-voted samples (ties broken at random);
+    generator k adds round(budget / C · w_k) samples by ``vary(good)`` (``oversample``× and
+    filtered by :func:`contrastive_filter` if ``contrastive``). Privacy covers the votes only:
+    the generators never see private data.
     """
     gens = _check_generators(generators)
     X_priv = check_array("X_priv", X_priv, 2)
@@ -154,12 +163,8 @@ def run_wasp(
         weights.append(w)
         for c in range(n_classes):
             ids = np.flatnonzero(Sy == c)
-            good = S[ids[np.argsort(-near[ids], kind="stable")[:n_exemplars]]]
-            bad = (
-                S[ids[np.argsort(-far[ids], kind="stable")[:n_exemplars]]]
-                if far is not None
-                else None
-            )
+            good = S[_top_voted(near[ids], ids, n_exemplars, rng)]
+            bad = S[_top_voted(far[ids], ids, n_exemplars, rng)] if far is not None else None
             for k, g in enumerate(gens):
                 m = int(round(budget / n_classes * w[k]))
                 if m == 0:

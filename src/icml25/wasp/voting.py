@@ -213,6 +213,11 @@ def audit_round(
     h_minus = top_q_votes(priv_emb[keep], priv_y[keep], syn_emb, syn_y, q)
     dh = h_d - h_minus
     norm_dh = float(np.linalg.norm(dh))
+    if norm_dh == 0.0:
+        raise ValueError(
+            f"drop={drop}: removing this private sample changes no vote (its class has no "
+            "synthetic sample in syn_y), so there is nothing to audit"
+        )
     u = dh / norm_dh
     rel_d = h_d + sigma * rng.standard_normal((n_releases, len(h_d)))
     rel_m = h_minus + sigma * rng.standard_normal((n_releases, len(h_d)))
