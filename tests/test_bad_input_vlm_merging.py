@@ -197,6 +197,51 @@ SPECS: dict[str, Spec] = {
         {"model": not_a(), "suite": not_a(), "layer": not_none(bad_int(0, 1))},
         finite=True,
     ),
+    f"{P}.probe_batch": Spec(
+        vm.probe_batch,
+        lambda: {"suite": _suite(), "probe": "oracle_mm", "split": "val"},
+        {
+            "suite": not_a(),
+            "probe": bad_choice(vm.PROBES),
+            "split": st.one_of(bad_choice(("val", "test")), st.just("train")),
+        },
+    ),
+    f"{P}.probe_accuracy": Spec(
+        vm.probe_accuracy,
+        lambda: {
+            "model": _trio()[0],
+            "suite": _suite(),
+            "probe": "perception_bare",
+            "split": "val",
+        },
+        {
+            "model": not_a(),
+            "suite": not_a(),
+            "probe": bad_choice(vm.PROBES),
+            "split": st.one_of(bad_choice(("val", "test")), st.just("train")),
+        },
+        finite=True,
+    ),
+    f"{P}.skyline": Spec(
+        vm.skyline,
+        lambda: {
+            "model": _trio()[0],
+            "suite": _suite(),
+            "steps": 1,
+            "lr": 1e-3,
+            "params": "layers",
+            "seed": 0,
+        },
+        {
+            "model": not_a(),
+            "suite": not_a(),
+            "steps": bad_int(1),
+            "lr": bad_positive(),
+            "params": bad_choice(vm.PARAM_GROUPS),
+            "seed": bad_seed(),
+        },
+        finite=True,
+    ),
     f"{P}.merge_candidates": Spec(
         vm.merge_candidates,
         {"n_layer": 3, "lambdas": [1.0, 0.5]},
@@ -260,7 +305,9 @@ SPECS: dict[str, Spec] = {
     ),
 }
 
-CONSTANTS = {f"{P}.{n}" for n in ("IMG", "METHODS", "N_IMAGE_TOKENS", "PARAM_GROUPS", "SPLITS")}
+CONSTANTS = {
+    f"{P}.{n}" for n in ("IMG", "METHODS", "N_IMAGE_TOKENS", "PARAM_GROUPS", "PROBES", "SPLITS")
+}
 CONSTANTS |= {f"{P}.TASKS", f"{P}.VOCAB", f"{P}.MODEL_NAMES", f"{P}.RECIPES"}
 RESULTS = {f"{P}.Batch": vm.Batch, f"{P}.TaskSuite": vm.TaskSuite}
 

@@ -176,3 +176,34 @@ def test_bad_merges_raise(trio):
     bad["lm.transformer.h.0.ln_1.weight"] = torch.zeros(3)
     with pytest.raises(ValueError, match="shape"):
         merge(base, [vlm, bad], "linear", (0.5, 0.5))
+
+
+def test_probes_relayout_the_fixed_items(suite):
+    from icml25.vlm_merging import N_IMAGE_TOKENS, probe_batch
+
+    text = suite.batch("text_reasoning", "test", suite.n_test)
+    oracle = probe_batch(suite, "oracle_mm")
+    mm = suite.batch("mm_reasoning", "test", 1)
+    assert oracle.input_ids.shape[1] == mm.input_ids.shape[1] == 2 + 5 * suite.n_operands
+    assert torch.equal(oracle.answer, text.answer)
+    n = N_IMAGE_TOKENS
+    row, src = oracle.input_ids[0].tolist(), text.input_ids[0].tolist()
+    assert row == [src[0], *[src[1]] * n, src[2], *[src[3]] * n, *src[-2:]]
+    assert torch.equal(probe_batch(suite, "oracle_text").input_ids, text.input_ids)
+    perc = suite.batch("perception", "test", suite.n_test)
+    bare = probe_batch(suite, "perception_bare")
+    assert [VOCAB[i] for i in bare.input_ids[0, :-1].tolist()] == ["<bos>", *["<img>"] * n, "is"]
+    assert torch.equal(bare.images, perc.images) and torch.equal(bare.answer, perc.answer)
+
+
+def test_skyline_trains_a_copy(suite, trio):
+    from icml25.vlm_merging import probe_accuracy, skyline
+
+    model = build_model(suite, n_layer=3, n_embd=16, n_head=2, seed=0)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    acc, losses = skyline(model, suite, steps=2, lr=1e-2, params="layers", seed=0)
+    assert 0.0 <= acc <= 1.0 and len(losses) == 2
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+    assert 0.0 <= probe_accuracy(model, suite, "oracle_mm") <= 1.0
+    with pytest.raises(ValueError, match="n_operands"):
+        probe_accuracy(model, make_suite(seed=0, n_operands=4, n_test=5), "oracle_mm")

@@ -64,6 +64,8 @@ from icml25.vlm_merging import (
     load_models,
     make_suite,
     merge_candidates,
+    probe_accuracy,
+    skyline,
     train_models,
 )
 
@@ -146,7 +148,8 @@ plt.show()
 # The base LM copies ("the digit 3 is 3") but knows no arithmetic; the reasoning LM's layers
 # learn two-operand arithmetic on digit *tokens*; the VLM names digit *images* but its
 # arithmetic on images is at chance. (At three operands the reasoning LM did not learn in this
-# budget: 0.17 after 1,500 steps; the chapter uses two.)
+# budget in an exploratory run on seed 0, one of the reported seeds, that is not recorded; the
+# chapter uses two.)
 
 # %% [markdown]
 # ## Accuracy against λ (F1)
@@ -276,6 +279,80 @@ for s in SEEDS:
     )
 
 # %% [markdown]
+# ## Could this design show transfer at all? Oracle, bare perception, skyline
+#
+# A merge can only add image arithmetic if (a) the reasoning LM's arithmetic still works where
+# image operands sit, and (b) the VLM's image tokens act as digit tokens outside its one
+# training template. Three probes of the committed models, on the same fixed test items:
+#
+# * **oracle**: the reasoning LM on its text arithmetic items re-laid out as image arithmetic,
+#   each operand written as four copies of its digit token at the image-token positions
+#   (`[bos] a a a a plus b b b b is`, 11 input tokens, against `[bos] a plus b is`, 5): the most
+#   a merge could show if the VLM's image tokens were exactly the digit tokens;
+# * **bare perception**: the VLM naming an image without its template's "the digit" prefix
+#   (`[bos] <img>×4 is`);
+# * **skyline** (seed 0 only, to stay in the time budget): a copy of the VLM trained *directly*
+#   on image arithmetic, layers only, for a short budget.
+
+# %%
+SKY = {"small": {"steps": 300, "seeds": [0]}, "large": {"steps": 1200, "seeds": SEEDS}}[SCALE]
+probes = pd.DataFrame(
+    [
+        {
+            "seed": s,
+            "reasoning LM, text layout": probe_accuracy(
+                models[s]["reason"], suites[s], "oracle_text"
+            ),
+            "oracle (reasoning LM, image layout)": probe_accuracy(
+                models[s]["reason"], suites[s], "oracle_mm"
+            ),
+            "VLM perception, template": acc["vlm"]["perception"][SEEDS.index(s)],
+            "VLM perception, no prefix": probe_accuracy(
+                models[s]["vlm"], suites[s], "perception_bare"
+            ),
+        }
+        for s in SEEDS
+    ]
+).set_index("seed")
+t_sky = time.perf_counter()
+sky = {
+    s: skyline(models[s]["vlm"], suites[s], SKY["steps"], 1e-3, "layers", seed=s)
+    for s in SKY["seeds"]
+}
+t_sky = time.perf_counter() - t_sky
+print(probes.round(3).to_string())
+print(
+    f"skyline: VLM trained on mm_reasoning for {SKY['steps']} steps (layers, lr 1e-3): "
+    + ", ".join(f"seed {s} {a:.3f}" for s, (a, _) in sky.items())
+    + f" ({t_sky:.0f} s)"
+)
+fig, ax = plt.subplots(figsize=plotting.figsize("single"))
+ax.axhspan(0.1 - band, 0.1 + band, color="0.85", label="chance ± 2 s.e.")
+xs = np.arange(len(probes.columns))
+for j, s in enumerate(SEEDS):
+    ax.scatter(xs + 0.1 * (j - 1), probes.loc[s], s=18, label=f"seed {s}")
+ax.bar(xs, probes.mean(), color="none", edgecolor="k", width=0.5, label="mean")
+ax.scatter(
+    [len(xs)] * len(sky),
+    [a for a, _ in sky.values()],
+    marker="*",
+    s=60,
+    color="k",
+    label="skyline",
+)
+ax.set_xticks(
+    range(len(xs) + 1),
+    [c.replace(", ", ",\n").replace(" (", "\n(") for c in probes.columns]
+    + [f"skyline\n({SKY['steps']} steps)"],
+    fontsize=6,
+)
+ax.set_ylabel("test accuracy")
+ax.set_ylim(0, 1.02)
+ax.legend(fontsize=6)
+ax.set_title("The reasoning LM loses its arithmetic in the image layout", fontsize=9)
+plt.show()
+
+# %% [markdown]
 # ## Claim check
 #
 # Transfer is asserted only if the val-chosen merge beats the VLM's test mm_reasoning by three
@@ -294,7 +371,13 @@ se = np.sqrt(vlm_mm * (1 - vlm_mm) / N_TEST + mm * (1 - mm) / N_TEST)
 gain, gain_ctrl = mm - vlm_mm, mm_ctrl - vlm_mm
 holds = bool(np.all(gain > 3 * se))
 small = bool(np.mean(mm - 0.1) < 0.5 * np.mean(text_reason - 0.1))
+oracle_text = probes["reasoning LM, text layout"].to_numpy()
+oracle_mm = probes["oracle (reasoning LM, image layout)"].to_numpy()
+bare = probes["VLM perception, no prefix"].to_numpy()
+sky_acc = float(np.mean([a for a, _ in sky.values()]))
+check = greater(3 * se, label=f"3 binomial s.e. of the difference (mean {3 * se.mean():.3f})")
 runtime_s = time.perf_counter() - t_start
+assert np.all(oracle_mm < oracle_text), (oracle_mm, oracle_text)  # the layout costs every seed
 assert np.all(text_reason > 0.3) and np.all(perc_vlm > 0.8), (text_reason, perc_vlm)
 assert np.all(acc["vlm"]["text_reasoning"].to_numpy() < 0.2)  # the VLM cannot do arithmetic
 common = {
@@ -304,6 +387,11 @@ common = {
     "reasoning LM text accuracy": float(text_reason.mean()),
     "VLM perception": float(perc_vlm.mean()),
     "chosen merge perception": float(perc.mean()),
+    "control gain (base LM as second task vector)": float(gain_ctrl.mean()),
+    "oracle: reasoning LM, text layout": float(oracle_text.mean()),
+    "oracle: reasoning LM, image layout": float(oracle_mm.mean()),
+    "VLM perception without 'the digit'": float(bare.mean()),
+    "skyline (seed 0)" if SCALE == "small" else "skyline": sky_acc,
 }
 statement = (
     "Merging the reasoning LM into the VLM (the merge chosen on val) raises test accuracy on "
@@ -316,7 +404,7 @@ if holds:
         statement,
         paper=paper,
         value=gain,
-        check=greater(3 * se),
+        check=check,
         control=("second task vector from the base LM", gain_ctrl),
         verdict="partly" if small else "reproduced",
         caveat="transfer above chance but small (accuracy relative to chance glued)"
@@ -331,11 +419,14 @@ else:
         statement,
         paper=paper,
         value=gain,
-        check=greater(3 * se),
+        check=check,
         verdict="not reproduced",
-        caveat="at this scale the val-chosen merge does not beat the VLM's arithmetic on images "
-        "by 3 s.e. on every seed: the reasoning LM's layers compute on digit tokens, and the "
-        "VLM's image tokens do not reach them as digit tokens (notebook 2, F3)",
+        caveat="the val-chosen merge does not beat the VLM's arithmetic on images by 3 s.e. on "
+        "every seed, and this miniature as built cannot show transfer: a property of its design, "
+        "not evidence about the method. With its operands as perfect digit tokens in the image "
+        f"layout the reasoning LM falls from {oracle_text.mean():.3f} to {oracle_mm.mean():.3f} "
+        f"(oracle); the VLM names images only in its one template ({bare.mean():.3f} without "
+        f"'the digit'); a VLM trained on image arithmetic itself reaches {sky_acc:.3f} (skyline)",
         numbers=common,
         fmt=".3f",
     )
@@ -348,5 +439,15 @@ glue("perc_merged", float(perc.mean()), display=False)
 glue("text_reason", float(text_reason.mean()), display=False)
 glue("mm_best_linear", float(mm_lin.mean(0)[1:].max()), display=False)
 glue("n_seeds", len(SEEDS), display=False)
+glue("oracle_text", float(oracle_text.mean()), display=False)
+glue("oracle_mm", float(oracle_mm.mean()), display=False)
+glue("oracle_mm_min", float(oracle_mm.min()), display=False)
+glue("oracle_mm_max", float(oracle_mm.max()), display=False)
+glue("perc_bare", float(bare.mean()), display=False)
+glue("perc_bare_min", float(bare.min()), display=False)
+glue("perc_bare_max", float(bare.max()), display=False)
+glue("skyline_acc", sky_acc, display=False)
+glue("skyline_steps", SKY["steps"], display=False)
+glue("skyline_s", t_sky, display=False)
 glue("runtime_s", runtime_s, display=False)
 print(f"runtime {runtime_s:.0f} s")

@@ -116,7 +116,7 @@ for ax, name in zip(axes, NAMES, strict=True):
 axes[0].set_yticks(range(3), TASKS3)
 fig.colorbar(im, ax=axes, label="Δ test accuracy (mean over seeds)", shrink=0.9)
 plotting.panel_labels(axes)
-fig.suptitle("Resetting one block: the VLM's perception sits in its early blocks")
+fig.suptitle("Resetting one block to the base LM: Δaccuracy per block and model")
 plt.show()
 
 # %% [markdown]

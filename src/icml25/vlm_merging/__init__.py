@@ -11,6 +11,7 @@ from icml25.vlm_merging.checkpoints import (
 )
 from icml25.vlm_merging.merging import METHODS, layer_index, merge, mergeable, task_vector
 from icml25.vlm_merging.model import PARAM_GROUPS, binomial_se, build_model, evaluate, train
+from icml25.vlm_merging.probes import PROBES, probe_accuracy, probe_batch, skyline
 from icml25.vlm_merging.sweep import evaluate_merges, merge_candidates
 from icml25.vlm_merging.tasks import (
     IMG,
@@ -30,6 +31,7 @@ __all__ = [
     "MODEL_NAMES",
     "N_IMAGE_TOKENS",
     "PARAM_GROUPS",
+    "PROBES",
     "RECIPES",
     "SPLITS",
     "TASKS",
@@ -49,7 +51,10 @@ __all__ = [
     "merge",
     "merge_candidates",
     "mergeable",
+    "probe_accuracy",
+    "probe_batch",
     "save_models",
+    "skyline",
     "task_vector",
     "train",
     "train_models",
