@@ -61,6 +61,16 @@ ALL_SPECS: dict[str, Spec] = {
             "seed": bad_seed(),
         },
     ),
+    f"{P}.grow_pool": Spec(
+        gf.grow_pool,
+        {"pairs": PAIRS, "n": 8, "p": 0.2, "seed": 0},
+        {
+            "pairs": BAD_PAIRS,
+            "n": bad_int(1),
+            "p": bad_probability(True, True),
+            "seed": bad_seed(),
+        },
+    ),
     f"{P}.build_graph": Spec(
         gf.build_graph,
         {"texts": TEXTS, "n_max": 2, "weighting": "tfidf"},

@@ -9,6 +9,7 @@ from icml25.graphfilter import (
     build_graph,
     evaluate_subset,
     graphfilter,
+    grow_pool,
     ifd_scores,
     load_pairs,
     plant_noise,
@@ -122,3 +123,24 @@ def test_evaluate_subset_is_one_on_itself_and_stats():
     dup[-1] = 0
     st = subset_stats(pairs2, [0, len(pairs2) - 1], bad, dup, build_graph([a for a, _ in pairs2]))
     assert st["exact_duplicate"] == 1 and st["duplicate"] == 0.5 and st["corrupt"] == 0.0
+
+
+def test_greedy_lists_are_prefix_consistent():
+    """A smaller budget gives the first k of a larger one (the notebooks slice one k_max run)."""
+    g = build_graph(TOY, 2)
+    q = np.random.default_rng(1).random(len(TOY)) + 0.1
+    for kw in ({}, {"combine": "add"}, {"update": False}):
+        assert graphfilter(g, q, 3, **kw) == graphfilter(g, q, 8, **kw)[:3]
+    assert (
+        select_baseline("kcenter", 3, graph=g, seed=2)
+        == select_baseline("kcenter", 8, graph=g, seed=2)[:3]
+    )
+
+
+def test_grow_pool():
+    pairs = [(f"question number {i} here", f"the answer is {i} today") for i in range(10)]
+    assert grow_pool(pairs, 4) == pairs[:4]
+    big = grow_pool(pairs, 50, seed=3)
+    assert len(big) == 50 and big[:10] == pairs
+    assert all(len(x.split()) < 4 and len(y.split()) < 5 for x, y in big[10:])
+    assert big == grow_pool(pairs, 50, seed=3)

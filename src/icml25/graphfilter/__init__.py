@@ -2,7 +2,7 @@
 samples and their n-grams, with its baselines, the chatterbot pool and a retrieval proxy."""
 
 from icml25.graphfilter.baselines import BASELINES, select_baseline
-from icml25.graphfilter.data import load_pairs, plant_noise, split_pairs
+from icml25.graphfilter.data import grow_pool, load_pairs, plant_noise, split_pairs
 from icml25.graphfilter.evaluate import ENCODERS, evaluate_subset, subset_stats
 from icml25.graphfilter.graph import BipartiteGraph, build_graph, graphfilter
 from icml25.graphfilter.quality import ifd_scores, quality_from_ifd
@@ -14,6 +14,7 @@ __all__ = [
     "build_graph",
     "evaluate_subset",
     "graphfilter",
+    "grow_pool",
     "ifd_scores",
     "load_pairs",
     "plant_noise",

@@ -16,9 +16,9 @@ import os
 import numpy as np
 import yaml
 
-from icml25.common.checks import check_choice, check_probability, check_seed
+from icml25.common.checks import check_choice, check_int, check_probability, check_seed
 
-__all__ = ["load_pairs", "plant_noise", "split_pairs"]
+__all__ = ["grow_pool", "load_pairs", "plant_noise", "split_pairs"]
 
 SOURCES = ("chatterbot",)
 LANGS = ("english",)
@@ -77,6 +77,7 @@ def split_pairs(pairs, test_frac: float = 0.2, seed: int = 0):
 
 
 def _dropout(text: str, rng: np.random.Generator, p: float = 0.2) -> str:
+    """``text`` with each word dropped with probability ``p`` (at least one dropped, one kept)."""
     words = text.split()
     if len(words) < 2:
         return text
@@ -116,3 +117,18 @@ def plant_noise(pairs, corrupt_frac: float = 0.25, dup_frac: float = 0.2, seed: 
         dup_of[n + t] = s
         corrupt.append(is_corrupt[s])
     return out, np.array(corrupt, dtype=bool), dup_of
+
+
+def grow_pool(pairs, n: int, p: float = 0.2, seed: int = 0) -> list[tuple[str, str]]:
+    """A pool of exactly ``n`` pairs for timing runs: the first ``n`` of ``pairs`` if there are
+    enough, else all of them followed by ``n - len(pairs)`` copies of random pairs with each word
+    of both the instruction and the response dropped with probability ``p``."""
+    pairs = _check_pairs("pairs", pairs)
+    n = check_int("n", n, 1)
+    p = check_probability("p", p, low_open=True, high_open=True)
+    rng = np.random.default_rng(check_seed("seed", seed))
+    if n <= len(pairs):
+        return pairs[:n]
+    src = rng.choice(len(pairs), n - len(pairs), replace=True)
+    extra = [(_dropout(pairs[s][0], rng, p), _dropout(pairs[s][1], rng, p)) for s in src]
+    return pairs + extra
