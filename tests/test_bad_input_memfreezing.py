@@ -1,6 +1,7 @@
 """Bad-input suite of icml25.memfreezing (see badinput.py), and the package's own coverage check."""
 
 import numpy as np
+import pytest
 import torch
 from badinput import (
     Spec,
@@ -23,6 +24,8 @@ from hypothesis import strategies as st
 
 from icml25 import memfreezing as mf
 
+tgn = pytest.importorskip("torch_geometric.nn.models.tgn")
+
 torch.set_num_threads(1)
 P = "icml25.memfreezing"
 STREAM = mf.make_temporal_sbm(n_nodes=30, n_comm=3, n_events=600, edge_dim=4, seed=0)
@@ -36,6 +39,21 @@ BANK = MEM[:20].clone()
 EDGES = torch.from_numpy(STREAM.edge_feat[:50])
 S_STAR = torch.zeros(4)
 INJ = mf.random_injection(MODEL, MEM, LAST, VIC, STREAM, T_A, k_events=2)
+
+
+class _OtherMessage(torch.nn.Module):
+    """A message module that is not IdentityMessage (rejected by the PyG adapter)."""
+
+    out_channels = 2 * 4 + 3 + 2
+
+    def forward(self, z_src, z_dst, raw_msg, t_enc):
+        return torch.cat([z_src, z_dst, raw_msg, t_enc], dim=-1)
+
+
+torch.manual_seed(0)
+PYG = tgn.TGNMemory(12, 3, 4, 2, tgn.IdentityMessage(3, 4, 2), tgn.LastAggregator())
+PYG.reset_state()
+PYG_BAD = not_a(MODEL, tgn.TGNMemory(12, 3, 4, 2, _OtherMessage(), tgn.LastAggregator()))
 
 BAD_MODEL = not_a(RNN.decoder)
 BAD_STREAM = not_a(STREAM.src)
@@ -226,6 +244,43 @@ ALL_SPECS: dict[str, Spec] = {
             "seed": bad_seed(),
         },
     ),
+    f"{P}.choose_victims": Spec(
+        mf.choose_victims,
+        {"stream": STREAM, "end": 300, "n_victims": 3},
+        {
+            "stream": BAD_STREAM,
+            "end": bad_int(1, E),
+            "n_victims": bad_int(1, 30),
+            "choice": bad_choice(mf.VICTIM_CHOICES),
+        },
+    ),
+    f"{P}.prepare_attack": Spec(
+        mf.prepare_attack,
+        {"n_events": 300, "mem_dim": 4, "n_nodes": 20, "epochs": 1, "n_victims": 3},
+        {
+            "seed": bad_seed(),
+            "n_events": bad_int(2),
+            "mem_dim": bad_int(1),
+            "updater": bad_choice(("gru", "rnn")),
+            "n_nodes": bad_int(4),
+            "train_frac": bad_probability(low_open=True, high_open=True),
+            "epochs": bad_int(1),
+            "n_victims": bad_int(1, 400),
+            "victim_choice": bad_choice(mf.VICTIM_CHOICES),
+        },
+    ),
+    f"{P}.tgnlite_from_pyg": Spec(mf.tgnlite_from_pyg, {"memory": PYG}, {"memory": PYG_BAD}),
+    f"{P}.pyg_state": Spec(mf.pyg_state, {"memory": PYG}, {"memory": PYG_BAD}),
+    f"{P}.write_pyg_state": Spec(
+        mf.write_pyg_state,
+        lambda: {"memory": PYG, "mem": torch.zeros(12, 4), "last": torch.zeros(12)},
+        {
+            "memory": PYG_BAD,
+            "mem": st.one_of(bad_tensor(torch.zeros(12, 4)), st.just(torch.zeros(11, 4))),
+            "last": st.one_of(bad_tensor(torch.zeros(12)), st.just(torch.zeros(3))),
+            "nodes": not_none(bad_index_array(np.array([0, 1]), 12)),
+        },
+    ),
     f"{P}.half_life": Spec(
         mf.half_life,
         {"excess": np.array([1.0, 0.6, 0.2])},
@@ -233,8 +288,12 @@ ALL_SPECS: dict[str, Spec] = {
         finite=True,
     ),
 }
-ALL_CONSTANTS: set[str] = set()
-ALL_RESULTS = {f"{P}.TemporalStream": mf.TemporalStream, f"{P}.Injection": mf.Injection}
+ALL_CONSTANTS: set[str] = {f"{P}.VICTIM_CHOICES"}
+ALL_RESULTS = {
+    f"{P}.TemporalStream": mf.TemporalStream,
+    f"{P}.Injection": mf.Injection,
+    f"{P}.AttackSetup": mf.AttackSetup,
+}
 SPECS = ALL_SPECS
 CONSTANTS = ALL_CONSTANTS
 RESULTS = ALL_RESULTS

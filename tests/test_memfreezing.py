@@ -189,3 +189,27 @@ def test_evaluate_columns_and_half_life(trained):
     assert half_life([1.0, 0.5, 0.0]) == pytest.approx(1.0)
     assert half_life([1.0, 0.75, 0.25]) == pytest.approx(1.5)
     assert half_life([1.0, 0.9, 0.8]) == 2.0 and half_life([-1.0, 0.0]) == 0.0
+
+
+def test_prepare_attack_is_the_notebooks_set_up():
+    """prepare_attack = stream + train_tgn + replay to t_a + top-degree victims, step by step."""
+    from icml25.memfreezing import choose_victims, prepare_attack
+
+    setup = prepare_attack(seed=3, n_events=2000, mem_dim=8, n_nodes=60, epochs=1, n_victims=5)
+    stream = make_temporal_sbm(n_nodes=60, n_events=2000, seed=3)
+    model = TGNLite(60, mem_dim=8, seed=3)
+    train_tgn(model, stream, train_frac=0.6, epochs=1, seed=3)
+    mem, last = replay(model, stream, 0, 1200, *model.initial_state())
+    assert setup.n_train == 1200 and setup.t_attack == float(stream.t[1199])
+    assert torch.equal(setup.mem, mem) and torch.equal(setup.last, last)
+    assert np.array_equal(setup.stream.dst, stream.dst)
+    deg = stream.degree(1200)
+    assert np.array_equal(setup.victims, np.argsort(-deg, kind="stable")[:5])
+    assert deg[setup.victims].min() >= np.sort(deg)[-5]
+    low = choose_victims(stream, 1200, 5, "least_active")
+    assert deg[low].max() <= np.sort(deg)[4] and np.unique(low).size == 5
+    assert setup.edge_bank.shape == (1200, stream.edge_dim)
+    rnn = prepare_attack(
+        seed=3, n_events=600, mem_dim=4, updater="rnn", n_nodes=20, epochs=1, n_victims=3
+    )
+    assert isinstance(rnn.model.memory_updater, torch.nn.RNNCell)

@@ -7,7 +7,11 @@
 * attack: :func:`update_drift`, :func:`find_frozen_state`, :func:`craft_injection`,
   :class:`Injection`, :func:`apply_injection`, baselines :func:`random_injection`,
   :func:`greedy_injection`, and :func:`shift_update_gate`;
-* evaluation: :func:`evaluate_after_attack`, :func:`half_life`.
+* evaluation: :func:`evaluate_after_attack`, :func:`half_life`;
+* set-up shared by the attack notebooks: :func:`prepare_attack` (:class:`AttackSetup`),
+  :func:`choose_victims`;
+* PyG's ``TGNMemory`` under the same attack: :func:`tgnlite_from_pyg`, :func:`pyg_state`,
+  :func:`write_pyg_state`.
 """
 
 from icml25.memfreezing.attack import (
@@ -22,6 +26,12 @@ from icml25.memfreezing.attack import (
 )
 from icml25.memfreezing.data import TemporalStream, make_temporal_sbm
 from icml25.memfreezing.evaluate import evaluate_after_attack, half_life
+from icml25.memfreezing.experiment import (
+    VICTIM_CHOICES,
+    AttackSetup,
+    choose_victims,
+    prepare_attack,
+)
 from icml25.memfreezing.model import (
     StaticLinkModel,
     TGNLite,
@@ -30,13 +40,17 @@ from icml25.memfreezing.model import (
     train_tgn,
     update_gate_values,
 )
+from icml25.memfreezing.pyg import pyg_state, tgnlite_from_pyg, write_pyg_state
 
 __all__ = [
+    "VICTIM_CHOICES",
+    "AttackSetup",
     "Injection",
     "StaticLinkModel",
     "TGNLite",
     "TemporalStream",
     "apply_injection",
+    "choose_victims",
     "craft_injection",
     "evaluate_after_attack",
     "find_frozen_state",
@@ -44,10 +58,14 @@ __all__ = [
     "half_life",
     "link_metrics",
     "make_temporal_sbm",
+    "prepare_attack",
+    "pyg_state",
     "random_injection",
     "replay",
     "shift_update_gate",
+    "tgnlite_from_pyg",
     "train_tgn",
     "update_drift",
     "update_gate_values",
+    "write_pyg_state",
 ]
