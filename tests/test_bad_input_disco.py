@@ -13,6 +13,7 @@ from badinput import (
     bad_real,
     bad_seed,
     not_a,
+    not_none,
     valid_input_test,
 )
 from hypothesis import strategies as st
@@ -52,6 +53,7 @@ BAD_MOVIE = not_a(_movies()[0].title)
 BAD_SPLIT = not_a()
 BAD_MODEL = not_a()
 KIND = bad_choice(dc.KINDS)
+BAD_DEVICE = st.sampled_from([3, "not-a-device", ["cpu"], 1.5])
 
 SPECS: dict[str, Spec] = {
     f"{P}.make_movies": Spec(
@@ -120,18 +122,55 @@ SPECS: dict[str, Spec] = {
     f"{P}.TitleVLM.title_logprob": Spec(
         dc.TitleVLM.title_logprob,
         lambda: {"self": _model(), "frames": _frames(), "titles": ["Ab Cd", "Ef Gh"]},
-        {"frames": BAD_FRAMES, "titles": st.sampled_from([["a"], "ab", None])},
+        {
+            "frames": BAD_FRAMES,
+            "titles": st.sampled_from([["a"], "ab", None, ["", "Ab"], ["Ab~", "Cd"], [3, "Ab"]]),
+        },
         free=("self",),
         finite=True,
     ),
     f"{P}.build_title_vlm": Spec(
         dc.build_title_vlm,
-        lambda: {"split": _split(), "seed": 0, "cnn_width": 4, "n_embd": 8},
+        lambda: {"split": _split(), "seed": 0, "cnn_width": 4, "n_embd": 8, "device": "cpu"},
         {
             "split": BAD_SPLIT,
             "seed": bad_seed(),
             "cnn_width": bad_int(1),
             "n_embd": st.one_of(bad_int(4), st.just(6)),
+            "device": BAD_DEVICE,
+        },
+    ),
+    f"{P}.TitleVLM.to": Spec(
+        dc.TitleVLM.to,
+        lambda: {"self": _model(), "device": "cpu"},
+        {"device": st.sampled_from([3, "not-a-device", ["cpu"]])},
+        free=("self",),
+    ),
+    f"{P}.prepare_runs": Spec(
+        dc.prepare_runs,
+        lambda: {
+            "scale": "small",
+            "seeds": (0,),
+            "device": "cpu",
+            "progress": False,
+            "n_movies": 4,
+            "n_eval": 1,
+            "epochs": 1,
+            "cnn_width": 4,
+            "n_embd": 8,
+        },
+        {
+            "scale": bad_choice(("small", "large")),
+            "seeds": st.sampled_from([(), "3", 3, (-1,), (1.5,), None]).filter(
+                lambda v: v is not None
+            ),
+            "device": BAD_DEVICE,
+            "progress": st.sampled_from([1, "yes", None]),
+            "n_movies": not_none(bad_int(4)),
+            "n_eval": not_none(bad_int(1)),
+            "epochs": not_none(bad_int(1)),
+            "cnn_width": not_none(bad_int(1)),
+            "n_embd": st.one_of(not_none(bad_int(4)), st.just(6)),
         },
     ),
     f"{P}.train_title_vlm": Spec(
@@ -208,11 +247,19 @@ SPECS[f"{P}.all_scores"] = Spec(
     {"model": BAD_MODEL, "split": BAD_SPLIT, "frame_kind": KIND, "seed": bad_seed()},
 )
 
-CONSTANTS = {f"{P}.METHODS", f"{P}.KINDS", f"{P}.MIA_METHODS", f"{P}.COLOURS", f"{P}.PROPS"}
+CONSTANTS = {
+    f"{P}.RUN_CONFIGS",
+    f"{P}.METHODS",
+    f"{P}.KINDS",
+    f"{P}.MIA_METHODS",
+    f"{P}.COLOURS",
+    f"{P}.PROPS",
+}
 RESULTS: dict[str, str] = {
     f"{P}.MovieSpec": "a movie card built by make_movies",
     f"{P}.FrameSet": "frames built by make_split",
     f"{P}.Split": "the split built by make_split",
+    f"{P}.SeedRun": "one seed's split and models, built by prepare_runs",
 }
 
 test_bad_input_is_rejected = bad_input_test(SPECS)

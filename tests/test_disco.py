@@ -160,3 +160,104 @@ def test_mcqa_summed_scores_and_normalise_flag():
     assert q.accuracy.between(0, 1).all() and (q.n_frames == 20).all()
     with pytest.raises(TypeError, match="normalise"):
         dc.mcqa_scores(m, sp, normalise="yes")
+
+
+def test_untrained_decoy_mcqa_at_chance_by_movie_level_interval():
+    """MCQA with never-seen decoys for an untrained model: per-movie accuracies (averaged over
+    three option draws) are clustered by title, so the tolerance is the 99 % t-interval over the
+    movies, not a frame-level binomial. Tuning seeds 100, 101 (never reported)."""
+    for seed in (100, 101):
+        sp = dc.make_split(dc.make_movies(40, seed=seed), seed=seed)
+        u = dc.build_title_vlm(sp, seed=seed, device="cpu")
+        acc = np.mean(
+            [
+                dc.mcqa_scores(u, sp, distractors="decoys", seed=d).accuracy.to_numpy()
+                for d in range(3)
+            ],
+            axis=0,
+        )
+        t = (acc.mean() - 0.25) / (acc.std(ddof=1) / np.sqrt(len(acc)))
+        assert abs(t) <= stats.t.ppf(0.995, len(acc) - 1), (seed, acc.mean(), t)
+
+
+class _KnowsTitles:
+    """A stub title model that scores the split's own titles 0 and every other title -10."""
+
+    def __init__(self, titles):
+        self.titles = set(titles)
+
+    def guess(self, frames, captions=None):
+        return [""] * (len(frames) if frames is not None else len(captions))
+
+    def title_logprob(self, frames, titles):
+        return np.array([0.0 if t in self.titles else -10.0 for t in titles])
+
+
+def test_decoy_mcqa_check_can_fail():
+    sp = _split()
+    acc = dc.mcqa_scores(_KnowsTitles(sp.titles), sp, distractors="decoys").accuracy
+    assert (acc == 1).all()  # far outside any interval around 1/4
+
+
+def test_cpu_device_path_trains_decodes_and_scores():
+    sp = dc.make_split(dc.make_movies(6, seed=1), exposures=(4,), n_suspect=3, n_eval=2, seed=1)
+    m = dc.build_title_vlm(sp, seed=1, cnn_width=8, n_embd=16, device="cpu")
+    assert m.device == torch.device("cpu") and m.to("cpu") is m
+    assert all(p.device.type == "cpu" for p in m.net.parameters())
+    dc.train_title_vlm(m, sp, epochs=1, seed=1, progress=False)
+    ev = sp.eval.frames[:3]
+    assert len(m.guess(ev)) == 3 and len(m.guess(None, captions=sp.eval.caption[:2])) == 2
+    lp = m.title_logprob(ev, [sp.titles[0]] * 3)
+    assert isinstance(lp, np.ndarray) and lp.shape == (3,) and (lp <= 0).all()
+    assert all(isinstance(x, np.ndarray) for x in m.caption_token_logprobs(ev))
+    prompt = torch.tensor(m._image_prompt(">")).repeat(2, 1)
+    toks, lps = greedy_decode(m.net, prompt, m._images(ev[:2]), 4, m.tok.index["."])
+    assert toks.device == m.device and lps.device == m.device
+    # the same seed gives the same weights whatever the device argument
+    a = dc.build_title_vlm(sp, seed=1, cnn_width=8, n_embd=16, device="cpu")
+    b = dc.build_title_vlm(sp, seed=1, cnn_width=8, n_embd=16)
+    assert all(
+        torch.equal(x.cpu(), y.cpu())
+        for x, y in zip(a.net.parameters(), b.net.parameters(), strict=True)
+    )
+
+
+def test_prepare_runs_matches_the_notebook_loop():
+    over = {"n_movies": 6, "n_eval": 2, "epochs": 2, "cnn_width": 8, "n_embd": 16}
+    cfg, runs = dc.prepare_runs("small", seeds=(3, 4), device="cpu", progress=False, **over)
+    assert cfg["seeds"] == (3, 4) and cfg["n_movies"] == 6
+    assert dc.RUN_CONFIGS["small"]["seeds"] == (3, 4, 5)  # overrides do not leak
+    assert [r.seed for r in runs] == [3, 4]
+    sp = dc.make_split(dc.make_movies(6, seed=4), n_eval=2, seed=4)
+    assert sp.titles == runs[1].split.titles
+    m = dc.build_title_vlm(sp, seed=4, cnn_width=8, n_embd=16, device="cpu")
+    u = runs[1].untrained
+    assert all(
+        torch.equal(x, y) for x, y in zip(m.net.parameters(), u.net.parameters(), strict=True)
+    )
+    dc.train_title_vlm(m, sp, epochs=2, seed=4, progress=False)
+    assert all(
+        torch.equal(x, y)
+        for x, y in zip(m.net.parameters(), runs[1].model.net.parameters(), strict=True)
+    )
+    assert len(runs[1].history["loss"]) > 0
+    with pytest.raises(TypeError):
+        dc.prepare_runs("small", progress=False, seed=3)  # a typo'd setting is not swallowed
+
+
+def test_text_errors_name_the_argument():
+    sp, m = _split(), _untrained()
+    fr = sp.eval.frames[:1]
+    with pytest.raises(ValueError, match="titles"):
+        m.title_logprob(fr, [""])
+    with pytest.raises(ValueError, match="titles"):
+        m.title_logprob(fr, ["Ab~Cd"])
+    with pytest.raises(ValueError, match="titles"):
+        m.title_logprob(fr, ["Ab@Cd"])  # a marker (the image placeholder) is not text
+    with pytest.raises(ValueError, match="titles"):
+        m.title_logprob(fr, ["ab" * 60])
+    with pytest.raises(ValueError, match="captions"):
+        m.guess(None, captions=["a red §"])
+    y = np.array([False, True, False, True])
+    assert dc.detection_auc([0.1, 0.9, 0.2, 0.8], y) == 1.0
+    assert dc.detection_auc([0.1, 0.9, 0.2, 0.8], list(y)) == 1.0

@@ -49,65 +49,32 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from scipy import stats
-from tqdm import tqdm
 
-from icml25.common import glue, plotting, setup
+from icml25.common import get_device, glue, plotting, setup
 from icml25.common.claims import claim, greater, within
-from icml25.disco import (
-    METHODS,
-    all_scores,
-    build_title_vlm,
-    detection_auc,
-    make_movies,
-    make_split,
-    mcqa_scores,
-    train_title_vlm,
-)
+from icml25.disco import METHODS, all_scores, detection_auc, mcqa_scores, prepare_runs
 
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
-CONFIG = {
-    "small": {
-        "n_movies": 40,
-        "n_eval": 20,
-        "epochs": 30,
-        "cnn_width": 32,
-        "n_embd": 64,
-        # seeds never looked at while the settings (epochs, per-character MCQA) were chosen
-        "seeds": (3, 4, 5),
-    },
-    "large": {
-        "n_movies": 80,
-        "n_eval": 40,
-        "epochs": 40,
-        "cnn_width": 64,
-        "n_embd": 128,
-        "seeds": (3, 4, 5, 6, 7),
-    },
-}[SCALE]
-print(SCALE, CONFIG)
 
 # %% [markdown]
 # ## Three seeds, seven scores per movie
 #
 # For each seed: new movies, a new split and new frames, a new model trained for the same
-# number of epochs. Every method scores the same held-out main frames. The settings (30 epochs,
-# MCQA by log-likelihood per character) were fixed on seed 0, the illustration seed of
-# notebook 1; the seeds here were never looked at before. The untrained model of the same seed
-# gives the chance reference of MCQA; MCQA with the summed log-likelihood (the issue's
-# `title_logprob`, not length-normalised) is computed next to it.
+# number of epochs (`prepare_runs`, the set-up shared with notebook 3, on `get_device()`: the
+# CPU here, a GPU at `large` scale when one is visible). Every method scores the same held-out
+# main frames. The settings (30 epochs, MCQA by log-likelihood per character) were fixed on
+# seed 0, the illustration seed of notebook 1; the seeds here were never looked at before.
+# The untrained model of the same seed gives the chance reference of MCQA; MCQA with the summed
+# log-likelihood (the issue's `title_logprob`, not length-normalised) is computed next to it.
 
 # %%
+CONFIG, seed_runs = prepare_runs(SCALE)
+print(SCALE, get_device(), CONFIG)
 runs = []
-for seed in tqdm(CONFIG["seeds"]):
-    split = make_split(
-        make_movies(CONFIG["n_movies"], seed=seed), n_eval=CONFIG["n_eval"], seed=seed
-    )
-    width = {"cnn_width": CONFIG["cnn_width"], "n_embd": CONFIG["n_embd"]}
-    untrained = build_title_vlm(split, seed=seed, **width)
-    q_untrained = mcqa_scores(untrained, split, distractors="decoys", seed=seed)
-    model = build_title_vlm(split, seed=seed, **width)
-    train_title_vlm(model, split, epochs=CONFIG["epochs"], seed=seed, progress=False)
+for sr in seed_runs:
+    seed, split, model = sr.seed, sr.split, sr.model
+    q_untrained = mcqa_scores(sr.untrained, split, distractors="decoys", seed=seed)
     tables = all_scores(model, split, seed=seed)
     summed = mcqa_scores(model, split, distractors="decoys", seed=seed, normalise=False)
     # negative control: the same AUCs with the labels permuted among the movies

@@ -6,9 +6,12 @@ free-form answers, on MovieTection-Synth (synthetic movies, no real frame or tit
 * model: :func:`build_title_vlm`, :func:`train_title_vlm` (:class:`TitleVLM`, on the book's
   :class:`~icml25.common.vlm.TinyVLM`);
 * scores: :func:`match_title`, :func:`disco_scores` (DIS-CO, ⌊DIS-CO⌋), :func:`mcqa_scores`,
-  :func:`mia_scores` (perplexity, Min-K%), :func:`oracle_scores`, :func:`detection_auc`.
+  :func:`mia_scores` (perplexity, Min-K%), :func:`oracle_scores`, :func:`detection_auc`;
+* experiment: :func:`prepare_runs` (the per-seed set-up of notebooks 2 and 3, :class:`SeedRun`,
+  :data:`RUN_CONFIGS`).
 """
 
+from icml25.disco.experiment import RUN_CONFIGS, SeedRun, prepare_runs
 from icml25.disco.model import TitleVLM, build_title_vlm, train_title_vlm
 from icml25.disco.scores import (
     METHODS,
@@ -42,8 +45,10 @@ __all__ = [
     "METHODS",
     "MIA_METHODS",
     "PROPS",
+    "RUN_CONFIGS",
     "FrameSet",
     "MovieSpec",
+    "SeedRun",
     "Split",
     "TitleVLM",
     "all_scores",
@@ -59,6 +64,7 @@ __all__ = [
     "mia_scores",
     "normalise_title",
     "oracle_scores",
+    "prepare_runs",
     "render_frame",
     "train_title_vlm",
 ]

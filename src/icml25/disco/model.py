@@ -9,6 +9,11 @@ Token sequences (characters of :class:`~icml25.common.lm.CharTokenizer`, BOS 0 f
 
 ``guess`` decodes greedily after ``>``; ``title_logprob`` is Σ log p(title, "." | prompt);
 ``caption_token_logprobs`` gives the log-probs of the model's own greedy caption's tokens.
+
+Device: the network lives on ``build_title_vlm(..., device=...)`` (default
+:func:`icml25.common.runtime.get_device`: a GPU when one is visible); every batch of ids, images
+and masks is moved to ``model.device`` and every result comes back to the CPU (NumPy, lists), so
+the same code runs on a CPU and on a GPU (a unit test runs it with ``device="cpu"``).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import torch
 
 from icml25.common.checks import check_instance, check_int, check_positive, check_seed
 from icml25.common.lm import BOS, CharTokenizer
+from icml25.common.runtime import get_device
 from icml25.common.training import minibatch_training
 from icml25.common.vlm import TinyVLM
 from icml25.disco.world import ALPHABET, Split, check_frames
@@ -38,15 +44,17 @@ def greedy_decode(
     ``TinyVLM.generate`` recomputes the whole sequence at every step (no cache), which makes the
     thousands of generations of a chapter run several times slower on one CPU thread; this
     gives the same tokens (a unit test checks it). All rows share one prompt length. After
-    ``end`` a row keeps emitting ``end`` (log-prob 0)."""
+    ``end`` a row keeps emitting ``end`` (log-prob 0). The outputs live on ``net``'s device."""
     net.eval()
+    dev = net.device
+    ids = ids.to(dev)
     emb = net.embed(ids, images)
     out = net.lm(inputs_embeds=emb, use_cache=True)
     past, logits = out.cache, out.logits[:, -1]
     b = ids.shape[0]
-    toks = torch.full((b, max_new), end, dtype=torch.long)
-    lps = torch.zeros((b, max_new))
-    done = torch.zeros(b, dtype=torch.bool)
+    toks = torch.full((b, max_new), end, dtype=torch.long, device=dev)
+    lps = torch.zeros((b, max_new), device=dev)
+    done = torch.zeros(b, dtype=torch.bool, device=dev)
     for t in range(max_new):
         logits[:, net.image_token_id] = -torch.inf
         logp = torch.log_softmax(logits.float(), dim=-1)
@@ -74,9 +82,42 @@ class TitleVLM:
         self.batch_size = check_int("batch_size", batch_size)
         self.n_img = net.n_image_tokens
 
+    @property
+    def device(self) -> torch.device:
+        """The device of the network (where every batch is sent)."""
+        return self.net.device
+
+    def to(self, device: str | torch.device) -> TitleVLM:
+        """Move the network to ``device`` (in place); returns the model."""
+        self.net.to(_check_device(device))
+        return self
+
     # ------------------------------------------------------------------ encoding
     def _ids(self, text: str) -> list[int]:
         return self.tok.encode(text)
+
+    def _check_texts(self, name: str, texts: object, prompt_len: int) -> list[str]:
+        """``texts`` as a list of non-empty strings in the tokenizer's alphabet that fit, after a
+        prompt of ``prompt_len`` tokens and the end token, into ``n_positions``; errors name
+        ``name``."""
+        if isinstance(texts, str) or not isinstance(texts, (list, tuple)):
+            raise TypeError(f"{name} must be a list of strings, got {type(texts).__name__}")
+        if not all(isinstance(t, str) for t in texts):
+            raise TypeError(f"{name} must be a list of strings")
+        room = self.net.n_positions - prompt_len - 1
+        known = set(ALPHABET)  # the markers (@ > # .) are not text
+        for i, t in enumerate(texts):
+            if not t.strip():
+                raise ValueError(f"{name}[{i}] is empty: every entry needs at least one character")
+            missing = sorted(set(t) - known)
+            if missing:
+                raise ValueError(f"{name}[{i}] has characters outside the alphabet: {missing}")
+            if len(t) > room:
+                raise ValueError(
+                    f"{name}[{i}] is {len(t)} characters long; at most {room} fit into "
+                    f"n_positions={self.net.n_positions}"
+                )
+        return list(texts)
 
     def _image_prompt(self, marker: str) -> list[int]:
         return [BOS] + self._ids(IMG * self.n_img + marker)
@@ -113,6 +154,7 @@ class TitleVLM:
         if frames is None:
             if not isinstance(captions, (list, tuple)) or not captions:
                 raise ValueError("captions must be a non-empty list when frames is None")
+            captions = self._check_texts("captions", captions, 2 + MAX_TITLE)
             rows = [self._text_prompt(c) for c in captions]
             texts = [""] * len(rows)
             for n in sorted({len(r) for r in rows}):  # one cached batch per prompt length
@@ -136,12 +178,11 @@ class TitleVLM:
     def title_logprob(self, frames: np.ndarray, titles: list[str]) -> np.ndarray:
         """log p(title + "." | frame), summed over the title's characters; (N,)."""
         frames = check_frames("frames", frames)
-        if not isinstance(titles, (list, tuple)) or not all(isinstance(t, str) for t in titles):
-            raise TypeError("titles must be a list of strings, one per frame")
+        prompt = self._image_prompt(TITLE)
+        titles = self._check_texts("titles", titles, len(prompt))
         if len(titles) != len(frames):
             raise ValueError(f"titles must hold {len(frames)} strings, one per frame")
         self.net.eval()
-        prompt = self._image_prompt(TITLE)
         out = []
         for s in range(0, len(frames), self.batch_size):
             rows = [prompt + self._ids(t + END) for t in titles[s : s + self.batch_size]]
@@ -149,7 +190,7 @@ class TitleVLM:
             mask = torch.arange(ids.shape[1])[None] < lengths[:, None]
             mask[:, : len(prompt)] = False
             img = self._images(frames[s : s + self.batch_size])
-            out.append(self.net.sequence_logprob(ids, img, mask).numpy())
+            out.append(self.net.sequence_logprob(ids, img, mask).cpu().numpy())
         return np.concatenate(out)
 
     @torch.no_grad()
@@ -175,7 +216,7 @@ class TitleVLM:
         for s in range(0, len(frames), self.batch_size):
             img = self._images(frames[s : s + self.batch_size])
             gen, tok = greedy_decode(self.net, prompt.repeat(len(img), 1), img, MAX_CAPTION, end)
-            for row, lp in zip(gen.tolist(), tok.numpy(), strict=True):
+            for row, lp in zip(gen.tolist(), tok.cpu().numpy(), strict=True):
                 n = row.index(end) + 1 if end in row else len(row)
                 res.append(lp[:n])
         return res
@@ -185,10 +226,31 @@ def _tokenizer() -> CharTokenizer:
     return CharTokenizer(ALPHABET + IMG + TITLE + CAP + END)
 
 
-def build_title_vlm(split: Split, seed: int = 0, cnn_width: int = 32, n_embd: int = 64) -> TitleVLM:
+def _check_device(device: object) -> torch.device:
+    """``device`` (a ``torch.device`` or a string such as ``"cpu"``, ``"cuda"``) as a device."""
+    if isinstance(device, torch.device):
+        return device
+    if not isinstance(device, str):
+        raise TypeError(f"device must be a torch.device or a str, got {type(device).__name__}")
+    try:
+        return torch.device(device)
+    except RuntimeError as err:
+        raise ValueError(f"device must name a torch device, got {device!r}") from err
+
+
+def build_title_vlm(
+    split: Split,
+    seed: int = 0,
+    cnn_width: int = 32,
+    n_embd: int = 64,
+    device: str | torch.device | None = None,
+) -> TitleVLM:
     """An untrained title model: ``TinyVLM`` (cnn encoder, 4 image tokens, 2 layers) over the
-    characters of titles and captions; ``cnn_width`` and ``n_embd`` set its width."""
+    characters of titles and captions; ``cnn_width`` and ``n_embd`` set its width. The network
+    is initialised on the CPU (the same weights everywhere for one ``seed``), then moved to
+    ``device`` (default :func:`~icml25.common.runtime.get_device`)."""
     check_instance("split", split, Split)
+    dev = get_device() if device is None else _check_device(device)
     seed = check_seed("seed", seed)
     cnn_width, n_embd = check_int("cnn_width", cnn_width), check_int("n_embd", n_embd, 4)
     if n_embd % 4:
@@ -207,7 +269,7 @@ def build_title_vlm(split: Split, seed: int = 0, cnn_width: int = 32, n_embd: in
         seed=seed,
         cnn_width=cnn_width,
     )
-    return TitleVLM(net, tok)
+    return TitleVLM(net.to(dev), tok)
 
 
 def _training_rows(model: TitleVLM, split: Split):
@@ -236,7 +298,9 @@ def train_title_vlm(
 ) -> dict:
     """Train on the split's training sequences (image → title, image → caption, caption → title)
     with AdamW, loss = mean next-token NLL of the targets. Returns ``{"loss": batch losses,
-    "n_sequences": ...}``. Only ``split.train`` is read: clean movies are never seen."""
+    "n_sequences": ...}``. Only ``split.train`` is read: clean movies are never seen. The
+    training tensors are sent once to ``model.device``; batch indices are drawn on the CPU
+    (``seed``), so a GPU run sees the same batches."""
     check_instance("model", model, TitleVLM)
     check_instance("split", split, Split)
     epochs, batch_size = check_int("epochs", epochs), check_int("batch_size", batch_size)
@@ -248,11 +312,14 @@ def train_title_vlm(
     mask = (pos < lengths[:, None]) & (pos >= torch.tensor([r[1] for r in rows])[:, None])
     frame_of = torch.tensor([r[2] for r in rows])
     imgs = model._images(split.train.frames)
+    dev = model.device
+    ids, mask, frame_of, imgs = ids.to(dev), mask.to(dev), frame_of.to(dev), imgs.to(dev)
     blank = torch.zeros_like(imgs[:1])
     net = model.net
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.0)
 
     def step(idx: torch.Tensor) -> torch.Tensor:
+        idx = idx.to(dev)
         f = frame_of[idx]
         img = torch.where((f >= 0)[:, None, None, None, None], imgs[f.clamp(min=0)], blank)
         lp = net.sequence_logprob(ids[idx], img, mask[idx])

@@ -75,8 +75,15 @@ def match_title(guess: str, title: str, threshold: float = 90) -> bool:
 
 
 def detection_auc(scores, labels) -> float:
-    """ROC AUC of ``scores`` (M,) separating ``labels`` (M,) 1 (suspect) from 0 (clean)."""
+    """ROC AUC of ``scores`` (M,) separating ``labels`` (M,) 1 (suspect) from 0 (clean);
+    boolean labels count as 1 (True) and 0 (False)."""
     s = check_finite_array("scores", scores, ndim=1)
+    if isinstance(labels, (list, tuple, np.ndarray, pd.Series)):
+        arr = np.asarray(labels)
+        if arr.dtype == bool or (
+            arr.dtype == object and len(arr) and all(isinstance(v, (bool, np.bool_)) for v in arr)
+        ):
+            labels = arr.astype(int)
     y = check_finite_array("labels", labels, ndim=1)
     if len(s) != len(y):
         raise ValueError(f"scores ({len(s)}) and labels ({len(y)}) must have equal lengths")
