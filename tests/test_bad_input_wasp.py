@@ -52,7 +52,12 @@ RUN_COMMON = {"generators": GENS, "X_priv": XP, "y_priv": YP, "eps": 4.0, "delta
 RUN_BAD = {
     "generators": BAD_GENS,
     "X_priv": bad_array(XP),
-    "y_priv": st.one_of(bad_index_array(YP, None), st.just(YP[:10]), st.just(np.zeros(30, int))),
+    "y_priv": st.one_of(
+        bad_index_array(YP, None),
+        st.just(YP[:10]),
+        st.just(np.zeros(30, int)),
+        st.just(np.where(YP == 1, 0, YP)),  # a gap: no 1s among labels 0..9
+    ),
     "eps": BAD_EPS,
     "delta": BAD_DELTA,
     "rounds": bad_int(1),

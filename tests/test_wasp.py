@@ -167,6 +167,11 @@ def test_run_wasp_shapes_and_weights(split, gens):
         wasp.run_wasp(gens, Xp, yp, 1.0, furthest=False)
     with pytest.raises(TypeError, match="generators"):
         wasp.run_wasp([object()], Xp, yp, 1.0)
+    gap = np.where(yp == 1, 0, yp)  # labels 0..9 without a 1: no silent noise-only class
+    with pytest.raises(ValueError, match=r"y_priv.*missing \[1\]"):
+        wasp.run_wasp(gens, Xp, gap, 1.0)
+    with pytest.raises(ValueError, match="y_priv"):
+        wasp.run_aug_pe(gens, Xp, gap, 1.0)
 
 
 def test_oracle_generator_gets_the_largest_weight(split, gens):

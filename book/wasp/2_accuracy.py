@@ -25,7 +25,7 @@
 # differences. Two non-synthetic references: the logistic regression on the 200 private digits
 # themselves (not private), and DP-SGD on them at the same (ε, δ) (opacus).
 #
-# At `small` scale the notebook takes about half a minute on one CPU thread. The weights, the
+# At `small` scale the notebook takes about a minute on one CPU thread. The weights, the
 # distances and the ablations behind these scores are in notebook 3.
 
 # %% tags=["remove-cell"]
@@ -201,41 +201,62 @@ gap_single = (R["WASP"] - best_single).min(1)  # per seed, the smallest gain ove
 hi = [j for j, e in enumerate(EPS) if e >= 64]
 ci_lo = ci[hi, 0] - ci[hi, 1]
 ci_lo_null = ci_null[hi, 0] - ci_null[hi, 1]
-if np.all(gap_single > 0.05):
+gain_single = R["WASP"] - best_single  # (S, E)
+ci_single = np.array([paired_ci(gain_single[:, j]) for j in range(E_)])
+single_lo = ci_single[:, 0] - ci_single[:, 1]
+n_margin = int((gap_single > 0.05).sum())  # seeds with a gain > 0.05 at every eps
+single_numbers = {f"gain at eps={EPS[j]:g}": ci_single[j, 0] for j in range(E_)}
+single_numbers[f"smallest gain over eps, mean over {S} seeds"] = gap_single.mean()
+single_statement = (
+    "Fusing four biased generators (WASP) beats the best single-generator Aug-PE (the best of "
+    f"four, chosen per seed and eps) at every eps: the lower end of the paired 95 % CI ({S} "
+    "seeds) of the gain is above 0 at each eps"
+)
+single_margin = (
+    f"the declared margin (a gain above 0.05 at every eps in every seed) holds in {n_margin} "
+    f"of {S} seeds (smallest gain over eps {gap_single.mean():.3f} on average, minimum "
+    f"{gap_single.min():.3f}), and the issue's 0.2 margin is far off: the best single "
+    f"generator reaches {best_single.mean():.2f} here"
+)
+if np.all(single_lo > 0):
     claim(
         "wasp/2_accuracy/fusion_beats_single",
-        "Fusing four biased generators beats the best single-generator Aug-PE (the best of "
-        "four, chosen per seed and eps) by more than 0.05 accuracy at every eps in every seed; "
-        "a second run of equal-weight Aug-PE against the first does not",
+        single_statement + "; for a second Aug-PE-all run against the first it is not",
         paper="multi-PLM fusion beats single-PLM Aug-PE (main table)",
-        value=gap_single,
-        check=greater(0.05),
-        control=("Aug-PE-all 2nd run - 1st run", null.min(1)),
-        verdict="reproduced",
-        caveat=f"the issue's margin of 0.2 does not hold (smallest gain {gap_single.min():.3f}): "
-        f"the best single generator here reaches {best_single.mean():.2f}",
+        value=single_lo,
+        check=greater(0.0),
+        control=("null: Aug-PE-all 2nd run", ci_null[:, 0] - ci_null[:, 1]),
+        verdict="partly",
+        over="values of eps",
+        seeds=S,
+        caveat=(
+            "the gain holds on average at every eps, not in every seed: "
+            if n_margin < S
+            else "the gain exceeds 0.05 at every eps in every seed, but not by the issue's 0.2: "
+        )
+        + single_margin,
+        numbers=single_numbers,
         fmt=".3f",
     )
 else:
     claim(
         "wasp/2_accuracy/fusion_beats_single",
-        "Fusing four biased generators beats the best single-generator Aug-PE by more than "
-        "0.05 accuracy at every eps in every seed",
+        single_statement,
         paper="multi-PLM fusion beats single-PLM Aug-PE (main table)",
-        value=gap_single,
-        check=greater(0.05),
+        value=single_lo,
+        check=greater(0.0),
         verdict="not reproduced",
-        caveat=f"the smallest gain over eps is {gap_single.mean():.3f} on average and above 0.05 "
-        f"in {int((gap_single > 0.05).sum())} of {S} seeds (minimum {gap_single.min():.3f}); the "
-        "baseline is the best of four generators per seed and eps, and the issue's 0.2 margin "
-        f"is far off: the best single generator reaches {best_single.mean():.2f} here",
+        over="values of eps",
+        seeds=S,
+        caveat="the paired interval reaches 0 at some eps; " + single_margin,
+        numbers=single_numbers,
         fmt=".3f",
     )
 if np.all(ci_lo > 0) and np.all(ci_lo_null <= 0):
     claim(
         "wasp/2_accuracy/wasp_beats_equal_pe",
         "At eps >= 64 WASP's accuracy exceeds equal-weight Aug-PE over all four generators: the "
-        "lower end of the paired 95 % CI (10 seeds) is above 0 at eps = 64 and inf; a second "
+        f"lower end of the paired 95 % CI ({S} seeds) is above 0 at eps = 64 and inf; a second "
         "Aug-PE run's null difference is not",
         paper="WASP beats Aug-PE with several PLMs (main table)",
         value=ci_lo,
@@ -251,7 +272,7 @@ else:
     claim(
         "wasp/2_accuracy/wasp_beats_equal_pe",
         "At eps >= 64 WASP's accuracy exceeds equal-weight Aug-PE over all four generators: the "
-        "lower end of the paired 95 % CI (10 seeds) is above 0 at eps = 64 and inf",
+        f"lower end of the paired 95 % CI ({S} seeds) is above 0 at eps = 64 and inf",
         paper="WASP beats Aug-PE with several PLMs (main table)",
         value=ci_lo,
         check=greater(0.0),
@@ -261,7 +282,7 @@ else:
         numbers={f"gain at eps={EPS[j]:g}": ci[j, 0] for j in range(E_)},
         caveat=f"WASP - Aug-PE-all is {ci[hi[0], 0]:+.3f} +- {ci[hi[0], 1]:.3f} at eps = 64 and "
         f"{ci[hi[-1], 0]:+.3f} +- {ci[hi[-1], 1]:.3f} at eps = inf: about one point or less, "
-        "inside the seed spread at 10 seeds (the issue's pilot measured about two points)",
+        f"inside the seed spread at {S} seeds (the issue's pilot measured about two points)",
         fmt=".3f",
     )
 for j, e in enumerate(EPS):
@@ -271,6 +292,10 @@ for j, e in enumerate(EPS):
     glue(f"wasp_{tag}", float(R["WASP"][:, j].mean()), display=False)
     glue(f"pe_all_{tag}", float(R["Aug-PE-all"][:, j].mean()), display=False)
     glue(f"dpsgd_{tag}", float(R["DP-SGD"][:, j].mean()), display=False)
+    glue(f"single_gain_{tag}", float(ci_single[j, 0]), display=False)
+    glue(f"single_gain_ci_{tag}", float(ci_single[j, 1]), display=False)
+glue("single_gap_min", float(gap_single.mean()), display=False)
+glue("single_margin_seeds", n_margin, display=False)
 glue("best_single", float(best_single.mean()), display=False)
 glue("zerogen_g3", float(zerogen[:, 3].mean()), display=False)
 glue("real_only", float(real.mean()), display=False)

@@ -76,6 +76,13 @@ def _check_labels(y: object, n: int) -> tuple[np.ndarray, int]:
     n_classes = int(y.max()) + 1
     if n_classes < 2:
         raise ValueError("y_priv must hold labels 0..C-1 with C >= 2 classes")
+    missing = np.flatnonzero(np.bincount(y, minlength=n_classes) == 0)
+    if missing.size:
+        # a class without private samples would be written from noise-only votes
+        raise ValueError(
+            f"y_priv must hold every label 0..C-1 (C = {n_classes}) at least once; "
+            f"missing {missing.tolist()}"
+        )
     return y, n_classes
 
 
