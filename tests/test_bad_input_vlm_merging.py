@@ -55,6 +55,19 @@ def _missing_key():
     return sd
 
 
+def _non_finite():
+    sd = dict(_sd(1))
+    sd["lm.transformer.h.0.ln_1.weight"] = torch.full((8,), float("nan"))
+    return sd
+
+
+def _float64():
+    sd = dict(_sd(1))
+    sd["lm.transformer.h.0.ln_1.weight"] = sd["lm.transformer.h.0.ln_1.weight"].double()
+    return sd
+
+
+BAD_DEVICE = st.sampled_from(["nope", 3, ["cpu"], "cuda:x"])
 BAD_SD = st.one_of(
     not_a([1, 2], {}),
     st.builds(_wrong_shape),
@@ -73,7 +86,7 @@ SPECS: dict[str, Spec] = {
         vm.TaskSuite.batch,
         lambda: {"self": _suite(), "task": "mm_reasoning", "split": "val", "n": 4, "seed": 0},
         {
-            "task": bad_choice(vm.TASKS),
+            "task": bad_choice(vm.ALL_TASKS),
             "split": bad_choice(vm.SPLITS),
             "n": st.one_of(bad_int(1), st.just(21)),  # more than n_test fixed items
             "seed": bad_seed(),
@@ -92,13 +105,21 @@ SPECS: dict[str, Spec] = {
     ),
     f"{P}.build_model": Spec(
         vm.build_model,
-        lambda: {"suite": _suite(), "n_layer": 1, "n_embd": 8, "n_head": 2, "seed": 0},
+        lambda: {
+            "suite": _suite(),
+            "n_layer": 1,
+            "n_embd": 8,
+            "n_head": 2,
+            "seed": 0,
+            "device": "cpu",
+        },
         {
             "suite": not_a(),
             "n_layer": bad_int(1),
             "n_embd": st.one_of(bad_int(1), st.just(7)),
             "n_head": st.one_of(bad_int(1), st.just(3)),
             "seed": bad_seed(),
+            "device": BAD_DEVICE,
         },
     ),
     f"{P}.train": Spec(
@@ -164,7 +185,11 @@ SPECS: dict[str, Spec] = {
         {
             "base": BAD_SD,
             "models": st.one_of(
-                not_a({}, torch.nn.Linear(2, 2)), st.just([]), st.builds(lambda: [_wrong_shape()])
+                not_a({}, torch.nn.Linear(2, 2)),
+                st.just([]),
+                st.builds(lambda: [_wrong_shape()]),
+                st.builds(lambda: [_non_finite(), _sd(0)]),
+                st.builds(lambda: [_sd(1), _float64()]),
             ),
             "method": bad_choice(vm.METHODS),
             "weights": st.sampled_from([(0.9,), (0.9, 0.2), (0.5, float("nan")), "ab", None, 1.0]),
@@ -272,8 +297,13 @@ SPECS: dict[str, Spec] = {
     ),
     f"{P}.train_models": Spec(
         vm.train_models,
-        lambda: {"suite": _suite(), "seed": 0, "scale": "small"},
-        {"suite": not_a(), "seed": bad_seed(), "scale": bad_choice(("small", "large"))},
+        lambda: {"suite": _suite(), "seed": 0, "scale": "small", "device": "cpu"},
+        {
+            "suite": not_a(),
+            "seed": bad_seed(),
+            "scale": bad_choice(("small", "large")),
+            "device": BAD_DEVICE,
+        },
         run_valid=False,  # trains three models (a minute)
     ),
     f"{P}.save_models": Spec(
@@ -294,12 +324,19 @@ SPECS: dict[str, Spec] = {
     ),
     f"{P}.load_models": Spec(
         vm.load_models,
-        lambda: {"suite": _suite(), "seed": 0, "directory": None, "scale": "small"},
+        lambda: {
+            "suite": _suite(),
+            "seed": 0,
+            "directory": None,
+            "scale": "small",
+            "device": "cpu",
+        },
         {
             "suite": not_a(),
             "seed": bad_seed(),
             "directory": st.sampled_from([3, 1.5, ["x"]]),
             "scale": bad_choice(("small", "large")),
+            "device": BAD_DEVICE,
         },
         run_valid=False,  # reads the committed model files
     ),
@@ -308,7 +345,14 @@ SPECS: dict[str, Spec] = {
 CONSTANTS = {
     f"{P}.{n}" for n in ("IMG", "METHODS", "N_IMAGE_TOKENS", "PARAM_GROUPS", "PROBES", "SPLITS")
 }
-CONSTANTS |= {f"{P}.TASKS", f"{P}.VOCAB", f"{P}.MODEL_NAMES", f"{P}.RECIPES"}
+CONSTANTS |= {
+    f"{P}.TASKS",
+    f"{P}.ALIGN_TASKS",
+    f"{P}.ALL_TASKS",
+    f"{P}.VOCAB",
+    f"{P}.MODEL_NAMES",
+    f"{P}.RECIPES",
+}
 RESULTS = {f"{P}.Batch": vm.Batch, f"{P}.TaskSuite": vm.TaskSuite}
 
 test_bad_input_is_rejected = bad_input_test(SPECS)

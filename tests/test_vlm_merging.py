@@ -207,3 +207,74 @@ def test_skyline_trains_a_copy(suite, trio):
     assert 0.0 <= probe_accuracy(model, suite, "oracle_mm") <= 1.0
     with pytest.raises(ValueError, match="n_operands"):
         probe_accuracy(model, make_suite(seed=0, n_operands=4, n_test=5), "oracle_mm")
+
+
+def test_alignment_tasks_templates_and_answers(suite):
+    from icml25.vlm_merging import ALIGN_TASKS, IMG, N_IMAGE_TOKENS, TASKS
+
+    assert set(ALIGN_TASKS).isdisjoint(TASKS)
+    n = N_IMAGE_TOKENS
+    b = suite.batch("image_is", "train", 20, seed=1)
+    assert b.input_ids.shape == (20, n + 3) and b.images.shape == (20, 1, 1, 8, 8)
+    assert [VOCAB[i] for i in b.input_ids[0, :-1].tolist()] == ["<bos>", *["<img>"] * n, "is"]
+    idx = suite.split_index["train"]
+    for img, ans in zip(b.images[:, 0, 0], b.answer.tolist(), strict=True):
+        j = idx[[np.array_equal(suite.images[i, 0], img.numpy()) for i in idx]][0]
+        assert suite.labels[j] + 2 == ans
+    m = suite.batch("mm_single", "train", 200, seed=2)
+    assert m.input_ids.shape == (200, n + 5) and m.images.shape == (200, 1, 1, 8, 8)
+    firsts = 0
+    for row, img, ans in zip(
+        m.input_ids.tolist(), m.images[:, 0, 0], m.answer.tolist(), strict=True
+    ):
+        j = idx[[np.array_equal(suite.images[i, 0], img.numpy()) for i in idx]][0]
+        d = int(suite.labels[j])
+        first = row[1] == IMG
+        firsts += first
+        other = int(VOCAB[row[-3] if first else row[1]])
+        op = VOCAB[row[n + 1] if first else row[2]]
+        a, c = (d, other) if first else (other, d)
+        assert (
+            VOCAB[row[-2]] == "is" and ans == row[-1] == (a + c if op == "plus" else a - c) % 10 + 2
+        )
+    assert 60 < firsts < 140  # both orders
+    assert evaluate(
+        build_model(suite, n_layer=1, n_embd=8, n_head=2), suite, ["image_is"]
+    ).keys() == {"image_is"}
+    assert set(evaluate(build_model(suite, n_layer=1, n_embd=8, n_head=2), suite)) == set(TASKS)
+
+
+def test_models_and_batches_follow_the_device(suite):
+    from icml25.vlm_merging import train_models  # noqa: F401  (the device argument exists)
+
+    model = build_model(suite, n_layer=1, n_embd=8, n_head=2, seed=0, device="cpu")
+    assert model.device == torch.device("cpu")
+    losses = train(model, suite, {"perception": 1.0, "image_is": 1.0}, 2, 1e-3, "all", 8)
+    assert len(losses) == 2 and all(np.isfinite(losses))
+    assert 0.0 <= evaluate(model, suite, ["perception"])["perception"] <= 1.0
+    ta = merge(model, [model, model], "ties", (1.0, 1.0), density=0.5)
+    assert all(v.device == torch.device("cpu") for v in ta.values())
+    with pytest.raises(ValueError, match="device"):
+        build_model(suite, n_layer=1, n_embd=8, n_head=2, device="nope")
+    if torch.cuda.is_available():  # pragma: no cover - only where a GPU is lent
+        gpu = build_model(suite, n_layer=1, n_embd=8, n_head=2, device="cuda")
+        train(gpu, suite, "perception", 1, 1e-3, "all", 8)
+        assert 0.0 <= evaluate(gpu, suite, ["perception"])["perception"] <= 1.0
+
+
+def test_merge_rejects_non_finite_and_mixed_dtypes(trio):
+    base, vlm, reason = (m.state_dict() for m in trio)
+    bad = dict(reason)
+    bad["lm.transformer.h.0.ln_1.weight"] = torch.full_like(
+        bad["lm.transformer.h.0.ln_1.weight"], float("nan")
+    )
+    with pytest.raises(ValueError, match="non-finite"):
+        merge(base, [vlm, bad], "linear", (0.5, 0.5))
+    inf = dict(base)
+    inf["lm.transformer.h.0.ln_1.bias"] = inf["lm.transformer.h.0.ln_1.bias"] + float("inf")
+    with pytest.raises(ValueError, match="non-finite"):
+        merge(inf, [vlm, reason], "task_arithmetic", (1.0, 1.0))
+    mixed = dict(reason)
+    mixed["lm.transformer.h.0.ln_1.weight"] = mixed["lm.transformer.h.0.ln_1.weight"].double()
+    with pytest.raises(ValueError, match="dtype"):
+        merge(base, [vlm, mixed], "linear", (0.5, 0.5))

@@ -18,8 +18,10 @@
 #
 # Three models grow from one base language model: the **base LM** (filler text and copy
 # sentences "the digit 3 is 3"), a **reasoning LM** (its layers fine-tuned on text arithmetic
-# "4 plus 5 is 9", mod 10) and a **VLM** (a linear projector, then its layers, trained to name
-# digit images: "the digit <img> is 3"). The paper's recipe merges the two fine-tunes key by key
+# "4 plus 5 is 9", mod 10) and a **VLM** (a linear projector, then projector and layers, trained
+# to name digit images, "the digit <img> is 3" and "<img> is 3", and on single-step items with
+# one image operand, "<img> plus 4 is": the *alignment stage*, so that an image acts as a digit
+# token in more than one context). The paper's recipe merges the two fine-tunes key by key
 # over the LM layers, $\theta = \lambda\,\theta_\mathrm{VLM} + (1-\lambda)\,\theta_\mathrm{reason}$,
 # keeping the VLM's embeddings, head and projector, and asks whether the merged model can now do
 # **arithmetic on digit images**, which neither fine-tune was trained on. This notebook shows
@@ -27,8 +29,8 @@
 # layer swap, and tests the transfer on the merge chosen on validation items.
 #
 # The models are read from `data/vlm_merging/` (three seeds; `python -m
-# icml25.vlm_merging.checkpoints` regenerates them in about 3.5 minutes); at `large` scale the
-# notebook trains them itself.
+# icml25.vlm_merging.checkpoints` regenerates them, CPU time in that folder's README); at
+# `large` scale the notebook trains them itself, on a GPU when one is visible.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -57,6 +59,7 @@ import pandas as pd
 from icml25.common import glue, plotting, setup
 from icml25.common.claims import claim, greater
 from icml25.vlm_merging import (
+    ALIGN_TASKS,
     RECIPES,
     VOCAB,
     evaluate,
@@ -115,7 +118,10 @@ plt.show()
 # Accuracy on the test items (mean ± sd over the seeds; each seed has its own split, base LM,
 # reasoning LM and VLM). The reasoning LM trains only `lm.transformer.h.*` and `ln_f`
 # (embeddings and head frozen, so its tokens keep the base's meaning); the VLM trains its
-# projector first, then its layers, on perception only: it never sees arithmetic.
+# projector first, then projector and layers, on perception mixed with the two alignment tasks
+# (`ALIGN_TASKS`: "<img> is d", and one step of arithmetic with one image operand and one digit
+# token); it never sees the two-image items of mm_reasoning. The second table is the VLM on its
+# training tasks (test items).
 
 # %%
 acc = {
@@ -130,6 +136,10 @@ table = pd.DataFrame(
     index=TASKS3,
 )
 print(table.to_string())
+vlm_align = pd.DataFrame(
+    [evaluate(models[s]["vlm"], suites[s], ["perception", *ALIGN_TASKS]) for s in SEEDS]
+)
+print("VLM on its training tasks (test):", vlm_align.mean().round(3).to_dict())
 
 fig, axes = plt.subplots(1, 3, figsize=plotting.figsize("wide"), sharey=True)
 for ax, name in zip(axes, ("base", "reason", "vlm"), strict=True):
@@ -146,10 +156,10 @@ plt.show()
 
 # %% [markdown]
 # The base LM copies ("the digit 3 is 3") but knows no arithmetic; the reasoning LM's layers
-# learn two-operand arithmetic on digit *tokens*; the VLM names digit *images* but its
-# arithmetic on images is at chance. (At three operands the reasoning LM did not learn in this
-# budget in an exploratory run on seed 0, one of the reported seeds, that is not recorded; the
-# chapter uses two.)
+# learn two-operand arithmetic on digit *tokens*; the VLM names digit *images* in both of its
+# contexts, and the table shows what it makes of image arithmetic. (The chapter uses two
+# operands: at three the reasoning LM did not learn in this budget in an exploratory run on
+# seed 0, one of the reported seeds, that is not recorded.)
 
 # %% [markdown]
 # ## Accuracy against λ (F1)
@@ -282,15 +292,17 @@ for s in SEEDS:
 # ## Could this design show transfer at all? Oracle, bare perception, skyline
 #
 # A merge can only add image arithmetic if (a) the reasoning LM's arithmetic still works where
-# image operands sit, and (b) the VLM's image tokens act as digit tokens outside its one
-# training template. Three probes of the committed models, on the same fixed test items:
+# image operands sit, and (b) the VLM's image tokens act as digit tokens outside the
+# "the digit <img> is" template. Three probes of the committed models, on the same fixed test
+# items:
 #
 # * **oracle**: the reasoning LM on its text arithmetic items re-laid out as image arithmetic,
 #   each operand written as four copies of its digit token at the image-token positions
 #   (`[bos] a a a a plus b b b b is`, 11 input tokens, against `[bos] a plus b is`, 5): the most
 #   a merge could show if the VLM's image tokens were exactly the digit tokens;
-# * **bare perception**: the VLM naming an image without its template's "the digit" prefix
-#   (`[bos] <img>×4 is`);
+# * **bare perception**: the VLM naming an image without the "the digit" prefix
+#   (`[bos] <img>×4 is`; since the alignment stage this is one of the VLM's training contexts,
+#   here on the test images of the perception items);
 # * **skyline** (seed 0 only, to stay in the time budget): a copy of the VLM trained *directly*
 #   on image arithmetic, layers only, for a short budget.
 
@@ -378,8 +390,8 @@ sky_acc = float(np.mean([a for a, _ in sky.values()]))
 check = greater(3 * se, label=f"3 binomial s.e. of the difference (mean {3 * se.mean():.3f})")
 runtime_s = time.perf_counter() - t_start
 assert np.all(oracle_mm < oracle_text), (oracle_mm, oracle_text)  # the layout costs every seed
-assert np.all(text_reason > 0.3) and np.all(perc_vlm > 0.8), (text_reason, perc_vlm)
-assert np.all(acc["vlm"]["text_reasoning"].to_numpy() < 0.2)  # the VLM cannot do arithmetic
+assert np.all(text_reason > 0.3) and np.all(perc_vlm > 0.6), (text_reason, perc_vlm)
+single = vlm_align["mm_single"].to_numpy()
 common = {
     "VLM test mm_reasoning": float(vlm_mm.mean()),
     "chosen merge test mm_reasoning": float(mm.mean()),
@@ -390,7 +402,8 @@ common = {
     "control gain (base LM as second task vector)": float(gain_ctrl.mean()),
     "oracle: reasoning LM, text layout": float(oracle_text.mean()),
     "oracle: reasoning LM, image layout": float(oracle_mm.mean()),
-    "VLM perception without 'the digit'": float(bare.mean()),
+    "VLM perception without 'the digit' (a trained context)": float(bare.mean()),
+    "VLM single-step items, one image operand (trained)": float(single.mean()),
     "skyline (seed 0)" if SCALE == "small" else "skyline": sky_acc,
 }
 statement = (
@@ -422,11 +435,13 @@ else:
         check=check,
         verdict="not reproduced",
         caveat="the val-chosen merge does not beat the VLM's arithmetic on images by 3 s.e. on "
-        "every seed, and this miniature as built cannot show transfer: a property of its design, "
-        "not evidence about the method. With its operands as perfect digit tokens in the image "
-        f"layout the reasoning LM falls from {oracle_text.mean():.3f} to {oracle_mm.mean():.3f} "
-        f"(oracle); the VLM names images only in its one template ({bare.mean():.3f} without "
-        f"'the digit'); a VLM trained on image arithmetic itself reaches {sky_acc:.3f} (skyline)",
+        "every seed, also after the alignment stage (the issue's first fallback: the VLM also "
+        f"trained on '<img> is d', {bare.mean():.3f}, and on single-step items with one image "
+        f"operand, {single.mean():.3f}). The design still cannot show transfer, a property of "
+        "the miniature, not evidence about the method: with its operands as perfect digit tokens "
+        f"in the image layout the reasoning LM falls from {oracle_text.mean():.3f} to "
+        f"{oracle_mm.mean():.3f} (oracle), and a VLM trained on image arithmetic itself reaches "
+        f"{sky_acc:.3f} (skyline)",
         numbers=common,
         fmt=".3f",
     )
@@ -446,6 +461,9 @@ glue("oracle_mm_max", float(oracle_mm.max()), display=False)
 glue("perc_bare", float(bare.mean()), display=False)
 glue("perc_bare_min", float(bare.min()), display=False)
 glue("perc_bare_max", float(bare.max()), display=False)
+glue("mm_single_vlm", float(single.mean()), display=False)
+glue("mm_single_min", float(single.min()), display=False)
+glue("mm_single_max", float(single.max()), display=False)
 glue("skyline_acc", sky_acc, display=False)
 glue("skyline_steps", SKY["steps"], display=False)
 glue("skyline_s", t_sky, display=False)

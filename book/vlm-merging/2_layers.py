@@ -120,10 +120,11 @@ fig.suptitle("Resetting one block to the base LM: Δaccuracy per block and model
 plt.show()
 
 # %% [markdown]
-# Read each panel by row. The VLM's perception row loses most when block 0 or 1 is reset and
-# little at the last block; the planted control loses only at the block it trained. The
-# reasoning LM's text-arithmetic row shows where its arithmetic lives. Image arithmetic
-# (mm_reasoning) is near chance in every model, so its row cannot move much.
+# Read each panel by row. The VLM's perception row shows which blocks its naming of images
+# needs (the claim checks below compare block 0 or 1 with the last block); the planted control
+# loses only at the block it trained. The reasoning LM's text-arithmetic row shows where its
+# arithmetic lives. Image arithmetic (mm_reasoning) is near chance in every model (notebook 1),
+# so its row cannot move much.
 
 
 # %%
@@ -307,6 +308,8 @@ else:
     )
 glue("early_cost", float(early_cost["vlm"].mean()), display=False)
 glue("early_cost_planted", float(early_cost["planted"].mean()), display=False)
+glue("early_ok", int(np.sum(early_cost["vlm"] > 0.3)), display=False)
+glue("pearson_ok", int(np.sum(pear > 0.8)), display=False)
 glue("pearson", float(pear.mean()), display=False)
 glue("pearson_planted", float(pear_ctrl.mean()), display=False)
 glue("text_late_minus_early", float(late_minus_early.mean()), display=False)

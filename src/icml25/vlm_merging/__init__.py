@@ -14,6 +14,8 @@ from icml25.vlm_merging.model import PARAM_GROUPS, binomial_se, build_model, eva
 from icml25.vlm_merging.probes import PROBES, probe_accuracy, probe_batch, skyline
 from icml25.vlm_merging.sweep import evaluate_merges, merge_candidates
 from icml25.vlm_merging.tasks import (
+    ALIGN_TASKS,
+    ALL_TASKS,
     IMG,
     N_IMAGE_TOKENS,
     SPLITS,
@@ -26,6 +28,8 @@ from icml25.vlm_merging.tasks import (
 )
 
 __all__ = [
+    "ALIGN_TASKS",
+    "ALL_TASKS",
     "IMG",
     "METHODS",
     "MODEL_NAMES",

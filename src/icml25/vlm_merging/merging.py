@@ -70,6 +70,18 @@ def _same_keys(name: str, sd: Mapping, ref: Mapping, ref_name: str) -> None:
             )
 
 
+def _finite_same_dtype(name: str, sd: Mapping, ref: Mapping) -> None:
+    """ValueError if a mergeable tensor of ``sd`` is not finite or its dtype differs from
+    ``ref``'s (a silently NaN or up-cast merge otherwise)."""
+    for k, v in sd.items():
+        if not mergeable(k):
+            continue
+        if v.dtype != ref[k].dtype:
+            raise ValueError(f"{name}[{k!r}] has dtype {v.dtype}, base {ref[k].dtype}")
+        if v.is_floating_point() and not bool(torch.isfinite(v).all()):
+            raise ValueError(f"{name}[{k!r}] has non-finite entries (NaN or inf)")
+
+
 def task_vector(ft, base) -> dict[str, torch.Tensor]:
     """τ = θ_ft − θ_base on the mergeable keys (state dicts or models with equal keys/shapes)."""
     ft, base = _state("ft", ft), _state("base", base)
@@ -106,7 +118,8 @@ def merge(
     Args:
         base: θ_base, the common base (state dict or model).
         models: θ_1 .. θ_k (one weight each); ``models[0]`` (the VLM) gives every
-            non-mergeable key unchanged.
+            non-mergeable key unchanged. Mergeable tensors must be finite and of the base's
+            dtype (ValueError otherwise).
         method: one of :data:`METHODS`.
         weights: w_1 .. w_k; for "linear" and "layerswap" they must sum to 1.
         density: fraction kept by TIES / DARE, in (0, 1] (1: nothing trimmed or dropped).
@@ -123,6 +136,8 @@ def merge(
     sds = [_state(f"models[{i}]", m) for i, m in enumerate(models)]
     for i, sd in enumerate(sds):
         _same_keys(f"models[{i}]", sd, base, "base")
+        _finite_same_dtype(f"models[{i}]", sd, base)
+    _finite_same_dtype("base", base, base)
     if isinstance(weights, (str, bytes)) or not isinstance(weights, Sequence):
         raise TypeError(f"weights must be a sequence of numbers, got {type(weights).__name__}")
     w = [check_real(f"weights[{i}]", x) for i, x in enumerate(weights)]
@@ -160,6 +175,7 @@ def merge(
             if method == "task_arithmetic":
                 mixed = sum(wi * t for wi, t in zip(w, taus, strict=True))
             else:
-                mixed = _peft(method, taus, wt.to(taus[0].dtype), density, seed + len(out))
+                wk = wt.to(taus[0].device, taus[0].dtype)
+                mixed = _peft(method, taus, wk, density, seed + len(out))
             out[k] = base[k] + mixed
     return out

@@ -23,12 +23,13 @@ from icml25.common.checks import (
     check_seed,
 )
 from icml25.common.vlm import TinyVLM
-from icml25.vlm_merging.tasks import IMG, N_IMAGE_TOKENS, TASKS, TaskSuite
+from icml25.vlm_merging.tasks import ALL_TASKS, IMG, N_IMAGE_TOKENS, TASKS, TaskSuite
 
 __all__ = ["PARAM_GROUPS", "build_model", "evaluate", "train"]
 
-#: Parameter groups of :func:`train`: "layers" = ``lm.transformer.h.*`` and ``ln_f``.
-PARAM_GROUPS = ("all", "layers", "projector")
+#: Parameter groups of :func:`train`: "layers" = ``lm.transformer.h.*`` and ``ln_f``;
+#: "layers+projector" = those and ``proj`` (LLaVA's stage 2: embeddings and head frozen).
+PARAM_GROUPS = ("all", "layers", "projector", "layers+projector")
 
 
 def _check_suite(suite: object) -> TaskSuite:
@@ -43,13 +44,36 @@ def _check_model(model: object) -> TinyVLM:
     return model
 
 
+def _device(device: object) -> torch.device:
+    """``device`` as a torch.device; None: :func:`icml25.common.runtime.get_device` (a GPU when
+    one is visible)."""
+    if device is None:
+        from icml25.common.runtime import get_device
+
+        return torch.device(get_device())
+    if not isinstance(device, (str, torch.device)):
+        raise TypeError(f"device must be a str, a torch.device or None, got {device!r}")
+    try:
+        return torch.device(device)
+    except RuntimeError as err:
+        raise ValueError(f"device: {err}") from None
+
+
 def build_model(
-    suite: TaskSuite, n_layer: int = 6, n_embd: int = 64, n_head: int = 4, seed: int = 0
+    suite: TaskSuite,
+    n_layer: int = 6,
+    n_embd: int = 64,
+    n_head: int = 4,
+    seed: int = 0,
+    device=None,
 ) -> TinyVLM:
     """A :class:`TinyVLM` over the suite's vocabulary: patch encoder, linear ``proj``, GPT-2
-    with ``n_layer`` blocks of width ``n_embd``, context 24."""
+    with ``n_layer`` blocks of width ``n_embd``, context 8 + 5 · n_operands, on ``device``
+    (None: ``get_device()``, a GPU when one is visible; training and evaluation batches follow
+    the model's device)."""
     suite = _check_suite(suite)
-    return TinyVLM(
+    device = _device(device)
+    model = TinyVLM(
         suite.vocab_size,
         IMG,
         image_shape=(1, 8, 8),
@@ -61,6 +85,7 @@ def build_model(
         n_positions=8 + 5 * suite.n_operands,
         seed=seed,
     )
+    return model.to(device)
 
 
 def _params(model: TinyVLM, params: str, layers=None) -> list[torch.nn.Parameter]:
@@ -78,17 +103,19 @@ def _params(model: TinyVLM, params: str, layers=None) -> list[torch.nn.Parameter
     if params == "projector":
         return list(model.proj.parameters())
     prefixes = ("lm.transformer.h.", "lm.transformer.ln_f.")
+    if params == "layers+projector":
+        prefixes = (*prefixes, "proj.")
     return [p for k, p in model.named_parameters() if k.startswith(prefixes)]
 
 
 def _mixture(task: str | Mapping[str, float]) -> dict[str, float]:
     if isinstance(task, str):
-        return {check_choice("task", task, TASKS): 1.0}
+        return {check_choice("task", task, ALL_TASKS): 1.0}
     if not isinstance(task, Mapping) or not task:
         raise TypeError(f"task must be a task name or a dict task -> weight, got {task!r}")
     out = {}
     for name, w in task.items():
-        out[check_choice("task", name, TASKS)] = check_positive(f"task[{name!r}]", w)
+        out[check_choice("task", name, ALL_TASKS)] = check_positive(f"task[{name!r}]", w)
     return out
 
 
@@ -144,7 +171,7 @@ def train(
 @torch.no_grad()
 def evaluate(model: TinyVLM, suite: TaskSuite, tasks=None, split: str = "test") -> dict[str, float]:
     """Answer accuracy per task on the fixed items of ``split`` (val or test; all ``n_test`` of
-    them); ``tasks`` defaults to every task."""
+    them); ``tasks`` defaults to every task of ``TASKS`` (``ALIGN_TASKS`` may be named)."""
     model, suite = _check_model(model), _check_suite(suite)
     split = check_choice("split", split, ("val", "test"))
     if tasks is None:
@@ -155,7 +182,12 @@ def evaluate(model: TinyVLM, suite: TaskSuite, tasks=None, split: str = "test") 
     model.eval()
     out = {}
     for t in tasks:
-        b = suite.batch(check_choice("tasks", t, TASKS), split, suite.n_test)
+        b = suite.batch(check_choice("tasks", t, ALL_TASKS), split, suite.n_test)
+        if b.input_ids.shape[1] > model.n_positions:
+            raise ValueError(
+                f"task {t!r} items have {b.input_ids.shape[1]} tokens, more than the model's "
+                f"n_positions ({model.n_positions}): suite and model differ in n_operands"
+            )
         logits = model(b.input_ids, b.images)
         pred = logits[torch.arange(len(b)), b.answer_pos - 1].argmax(-1).cpu()
         out[t] = float((pred == b.answer).float().mean())

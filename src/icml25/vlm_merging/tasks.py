@@ -11,6 +11,14 @@ token, so chance is 1/10. Tasks (``TASKS``), each a fixed template:
 * ``"perception"``: "the digit <img> is" → d.
 * ``"mm_reasoning"``: the operands of ``text_reasoning`` as digit images.
 
+Two *alignment* tasks (``ALIGN_TASKS``; the issue's first fallback, the brief's "many contexts in
+which the image token must act as a digit token" and its optional single-step items) are used to
+train the VLM, never reported as results:
+
+* ``"image_is"``: "<img> is" → d (pilot B's second recognition context, no "the digit" prefix).
+* ``"mm_single"``: one step of ``text_reasoning`` with one operand an image and the other a digit
+  token, in either order ("<img> plus 3 is", "7 minus <img> is").
+
 One image is ``n_image_tokens = 4`` placeholders (the patch encoder's four 4×4 patches).
 Images are split by image into train / val / test (60 / 20 / 20 %, stratified by digit); the val
 and test items are generated once from ``seed`` (``n_test`` per task), so the same model always
@@ -27,6 +35,8 @@ import torch
 from icml25.common.checks import check_choice, check_index_array, check_int, check_seed
 
 __all__ = [
+    "ALIGN_TASKS",
+    "ALL_TASKS",
     "IMG",
     "N_IMAGE_TOKENS",
     "SPLITS",
@@ -53,6 +63,8 @@ VOCAB: tuple[str, ...] = (
 IMG = 1
 N_IMAGE_TOKENS = 4
 TASKS = ("base", "text_reasoning", "perception", "mm_reasoning")
+ALIGN_TASKS = ("image_is", "mm_single")
+ALL_TASKS = TASKS + ALIGN_TASKS
 SPLITS = ("train", "val", "test")
 _ID = {w: i for i, w in enumerate(VOCAB)}
 
@@ -130,6 +142,32 @@ class TaskSuite:
             ids = np.tile(ids, (n, 1))
             ids[:, -1] = digit_token(d)
             return self._pack(ids, self._pick(split, d[:, None], rng), None, digit_token(d))
+        if task == "image_is":
+            d = rng.integers(0, 10, n)
+            ids = np.tile(np.array([0, *[IMG] * N_IMAGE_TOKENS, _ID["is"], 0]), (n, 1))
+            ids[:, -1] = digit_token(d)
+            return self._pack(ids, self._pick(split, d[:, None], rng), None, digit_token(d))
+        if task == "mm_single":
+            a, b = rng.integers(0, 10, n), rng.integers(0, 10, n)
+            op = rng.integers(0, 2, n)
+            value = (a + np.where(op == 0, 1, -1) * b) % 10
+            first = rng.integers(0, 2, n).astype(bool)  # True: the image is the first operand
+            opid = np.where(op == 0, _ID["plus"], _ID["minus"])
+            img = np.full((n, N_IMAGE_TOKENS), IMG)
+            head = np.concatenate([img, opid[:, None], digit_token(b)[:, None]], axis=1)
+            tail = np.concatenate([digit_token(a)[:, None], opid[:, None], img], axis=1)
+            body = np.where(first[:, None], head, tail)
+            ids = np.concatenate(
+                [
+                    np.zeros((n, 1), int),
+                    body,
+                    np.full((n, 1), _ID["is"]),
+                    digit_token(value)[:, None],
+                ],
+                axis=1,
+            )
+            images = self._pick(split, np.where(first, a, b)[:, None], rng)
+            return self._pack(ids, images, None, digit_token(value))
         operands = rng.integers(0, 10, size=(n, k))
         ops = rng.integers(0, 2, size=(n, k - 1))  # 0 plus, 1 minus
         value = operands[:, 0] + (np.where(ops == 0, 1, -1) * operands[:, 1:]).sum(axis=1)
@@ -172,18 +210,21 @@ class TaskSuite:
         )
 
     def batch(self, task: str, split: str = "train", n: int = 64, seed: int = 0) -> Batch:
-        """``n`` items of ``task`` from ``split``. Train items are drawn fresh from ``seed``;
-        val and test items are the first ``n`` of the fixed ``n_test`` (``seed`` unused)."""
-        task = check_choice("task", task, TASKS)
+        """``n`` items of ``task`` (``TASKS`` or ``ALIGN_TASKS``) from ``split``. Train items are
+        drawn fresh from ``seed``; val and test items are the first ``n`` of the fixed ``n_test``
+        (``seed`` unused)."""
+        task = check_choice("task", task, ALL_TASKS)
         split = check_choice("split", split, SPLITS)
         seed = check_seed("seed", seed)
         if split == "train":
             n = check_int("n", n, 1)
-            return self._make(task, split, n, np.random.default_rng([seed, TASKS.index(task)]))
+            return self._make(task, split, n, np.random.default_rng([seed, ALL_TASKS.index(task)]))
         n = check_int("n", n, 1, self.n_test)
         key = (task, split)
         if key not in self._fixed:
-            rng = np.random.default_rng([self.seed, 1000 + TASKS.index(task), SPLITS.index(split)])
+            rng = np.random.default_rng(
+                [self.seed, 1000 + ALL_TASKS.index(task), SPLITS.index(split)]
+            )
             self._fixed[key] = self._make(task, split, self.n_test, rng)
         full = self._fixed[key]
         return Batch(*(None if v is None else v[:n] for v in vars(full).values()))
