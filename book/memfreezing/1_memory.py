@@ -67,9 +67,31 @@ CONFIG = {
     "small": {"n_events": 40_000, "mem_dim": 32, "epochs": 3, "seeds": (0, 1, 2)},
     "large": {"n_events": 40_000, "mem_dim": 100, "epochs": 3, "seeds": (0, 1, 2, 3, 4)},
 }[SCALE]
-STATIC = {"lr": 1e-2, "epochs": 10}  # the best of (1e-2, 3), (1e-2, 10), (3e-2, 10) in a probe
-TRAIN_FRAC, N_WIN = 0.6, 20
-print(SCALE, CONFIG, STATIC)
+STATIC_GRID = ({"lr": 1e-2, "epochs": 3}, {"lr": 1e-2, "epochs": 10}, {"lr": 3e-2, "epochs": 10})
+TRAIN_FRAC, VAL_FRAC, N_WIN, SELECT_SEED = 0.6, 0.5, 20, 10
+print(SCALE, CONFIG)
+
+# %% [markdown]
+# **The control's settings, chosen on a validation split.** The memory-less control (one
+# static embedding per node and the same decoder) needs a learning rate and a number of epochs.
+# They are chosen here, before anything is scored on the test part: on a seed that is never
+# reported (seed 10), each of three settings trains on the first 50 % of the stream and is
+# scored on the next 10 % (events 20,000 to 24,000, the validation split, right after the
+# switch); the best validation AUC wins and is then used, trained on the first 60 %, on every
+# reported seed.
+
+# %%
+sel_stream = make_temporal_sbm(n_events=CONFIG["n_events"], seed=SELECT_SEED)
+n_val0, n_val1 = int(VAL_FRAC * sel_stream.n_events), int(TRAIN_FRAC * sel_stream.n_events)
+val_auc = []
+for cfg in STATIC_GRID:
+    probe = StaticLinkModel(sel_stream.n_nodes, dim=CONFIG["mem_dim"], seed=SELECT_SEED)
+    train_tgn(probe, sel_stream, VAL_FRAC, cfg["epochs"], lr=cfg["lr"], seed=SELECT_SEED)
+    res_val = link_metrics(probe, sel_stream, n_val0, n_val1, *probe.initial_state())[0]
+    val_auc.append(res_val["auc"])
+    print(f"static lr {cfg['lr']:g}, {cfg['epochs']} epochs: validation AUC {res_val['auc']:.3f}")
+STATIC = STATIC_GRID[int(np.argmax(val_auc))]
+print("chosen:", STATIC)
 
 # %% [markdown]
 # ## The stream
@@ -284,6 +306,10 @@ claim(
     check=greater(0.1),
     control=("the same gap on the stayers", col("tgn_stayers") - col("static_stayers")),
     verdict="reproduced",
+    caveat=(
+        f"the static control's settings (lr {STATIC['lr']:g}, {STATIC['epochs']} epochs) were "
+        "chosen on a validation split of a seed that is not reported (10), not on test AUC"
+    ),
     numbers={
         "TGN-lite, movers": col("tgn_movers"),
         "static, movers": col("static_movers"),
@@ -300,5 +326,8 @@ glue("zbar", zbar)
 glue("zbar_random", zbar_random)
 glue("z_high", z_high)
 glue("train_s", float(col("train_s").mean()))
+glue("static_lr", f"{STATIC['lr']:g}")
+glue("static_epochs", f"{STATIC['epochs']}")
+glue("static_val_auc", float(max(val_auc)))
 glue("n_seeds", len(CONFIG["seeds"]))
 glue("runtime_s", runtime_s)

@@ -56,16 +56,13 @@ import torch
 from icml25.common import glue, plotting, setup
 from icml25.common.claims import claim, greater, less
 from icml25.memfreezing import (
-    TGNLite,
     apply_injection,
     craft_injection,
     evaluate_after_attack,
     find_frozen_state,
     greedy_injection,
-    make_temporal_sbm,
+    prepare_attack,
     random_injection,
-    replay,
-    train_tgn,
     update_drift,
 )
 
@@ -92,25 +89,36 @@ print(SCALE, CONFIG)
 # the attack time $t_a$ (the end of the training part), victims = the 40 nodes with most events
 # before $t_a$. $s^\*$ minimises $D$ with the memories at $t_a$ as the neighbour bank and the
 # training edges as the edge bank (Adam, 600 steps, restarts from zero and from the three bank
-# rows of least drift). All injections use $K$ = 4 events 0.1 time units apart; MemFreezing
-# and greedy optimise the same parameters (edge features within ±4, fake-partner memories) with
+# rows of least drift). **Disclosure:** these restarts were added after one of the reported
+# seeds had stopped, from zero alone, in a local minimum worse than some real memories; the
+# search from zero alone is therefore run too, and its ratio is reported next to the claim.
+# The set-up (stream, trained model, memories at $t_a$, victims) is `prepare_attack`, shared
+# with notebook 3. All injections use $K$ = 4 events 0.1 time units apart; MemFreezing and
+# greedy optimise the same parameters (edge features within ±4, fake-partner memories) with
 # the same optimiser and steps. The 16,000 test events are then replayed in 8 windows of 2,000.
 
 # %%
 runs, mech = [], []
 for seed in CONFIG["seeds"]:
-    stream = make_temporal_sbm(n_events=CONFIG["n_events"], seed=seed)
-    n_train = int(TRAIN_FRAC * stream.n_events)
-    model = TGNLite(stream.n_nodes, mem_dim=CONFIG["mem_dim"], seed=seed)
-    train_tgn(model, stream, train_frac=TRAIN_FRAC, seed=seed)
-    mem, last = replay(model, stream, 0, n_train, *model.initial_state())
-    t_a = float(stream.t[n_train - 1])
-    victims = np.argsort(-stream.degree(n_train), kind="stable")[:N_VICTIMS]
+    S = prepare_attack(
+        seed,
+        n_events=CONFIG["n_events"],
+        mem_dim=CONFIG["mem_dim"],
+        train_frac=TRAIN_FRAC,
+        n_victims=N_VICTIMS,
+    )
+    stream, model, n_train, t_a = S.stream, S.model, S.n_train, S.t_attack
+    mem, last, victims, edge_bank = S.mem, S.last, S.victims, S.edge_bank
     bank = mem.clone()
-    edge_bank = torch.from_numpy(stream.edge_feat[:n_train])
     s_star = find_frozen_state(model, bank, edge_bank, frozen_neighbor_frac=FRAC, seed=seed)
+    # sensitivity: the search from zero alone (restarts = 1), the form before the restarts
+    # were added after a reported seed's result had been seen
+    s_one = find_frozen_state(
+        model, bank, edge_bank, frozen_neighbor_frac=FRAC, seed=seed, restarts=1
+    )
     with torch.no_grad():
         d_star = float(update_drift(model, s_star[None], bank, edge_bank, 2048, FRAC, seed=99)[0])
+        d_one = float(update_drift(model, s_one[None], bank, edge_bank, 2048, FRAC, seed=99)[0])
         d_mem = update_drift(model, mem, bank, edge_bank, 128, FRAC, seed=99).numpy()
     injections = {
         "clean": None,
@@ -145,6 +153,7 @@ for seed in CONFIG["seeds"]:
         {
             "seed": seed,
             "d_star": d_star,
+            "d_one": d_one,
             "d_mem": d_mem,
             "pre": pre,
             "residual": injections["MemFreezing"].loss,
@@ -274,9 +283,11 @@ ax.legend()
 plt.tight_layout()
 plt.show()
 ratio = mech.d_star.to_numpy() / np.array([np.median(d) for d in mech.d_mem])
+ratio_one = mech.d_one.to_numpy() / np.array([np.median(d) for d in mech.d_mem])
 rand_ratio = mech.d_random_memory.to_numpy() / np.array([np.median(d) for d in mech.d_mem])
 rank = np.array([np.mean(d < ds) for d, ds in zip(mech.d_mem, mech.d_star, strict=True)])
 print("D(s*) / median D:", np.round(ratio, 3), "| share of memories below D(s*):", rank)
+print("the same from zero alone (restarts = 1):", np.round(ratio_one, 3))
 
 # %% [markdown]
 # *$D(s^\*)$ (thick lines, one per seed) lies in the lower tail of the memories' drift but is
@@ -331,8 +342,17 @@ claim(
     check=less(0.6),
     control=("a random memory's D over the median", rand_ratio) if stable_ok else None,
     verdict="reproduced" if stable_ok else "not reproduced",
-    caveat=None if stable_ok else f"D(s*)/median D = {np.round(ratio, 2).tolist()} per seed",
-    numbers={"D(s*)": mech.d_star.to_numpy(), "share of memories below D(s*)": rank},
+    caveat=(
+        "the search's restarts (from the 3 bank rows of least drift) were added after a "
+        "reported seed's result had been seen; from zero alone D(s*)/median D is "
+        f"{np.round(ratio_one, 2).tolist()} per seed"
+        + ("" if stable_ok else f"; with restarts {np.round(ratio, 2).tolist()}")
+    ),
+    numbers={
+        "D(s*)": mech.d_star.to_numpy(),
+        "share of memories below D(s*)": rank,
+        "D(s*)/median D from zero alone": ratio_one,
+    },
     fmt=".3f",
 )
 claim(
@@ -415,6 +435,8 @@ glue("late_mf", float(late_mf.mean()))
 glue("late_greedy", float(late_greedy.mean()))
 glue("spread_mf", float(spread_mf.mean()))
 glue("ratio_mean", float(ratio.mean()))
+glue("ratio_one_mean", float(ratio_one.mean()))
+glue("ratio_one_max", float(ratio_one.max()))
 glue("rel_residual", float(rel_residual.mean()))
 glue("d_star_mean", float(mech.d_star.mean()))
 glue("d_mem_median", float(np.mean([np.median(d) for d in mech.d_mem])))
