@@ -175,14 +175,13 @@ for i, (w, col) in enumerate(CORNERS.values()):
 axes[0].axhline(0.2, color="0.5", lw=0.8, ls=":", label="chance (5 classes)")
 axes[0].set(ylim=(0, 1), ylabel="pooled test accuracy (last 5 rounds)")
 axes[0].legend(loc="upper right", fontsize=8)
-axes[0].set_title("Accuracy: mean, 95 % interval, seeds")
+axes[0].set_title(f"Accuracy, K = {K}, {ROUNDS} rounds: mean, 95 % interval, seeds")
 axes[1].axhline(0, color="0.3", lw=0.8)
 axes[1].set(ylabel="accuracy − FedAvg (paired by seed)", xlim=(-0.5, len(CORNERS) - 0.5))
 axes[1].set_title("Difference from FedAvg: mean and 95 % interval")
 for ax in axes:
     ax.set_xticks(x, list(CORNERS), fontsize=8)
 plotting.panel_labels(axes)
-fig.suptitle(f"Ablation, K = {K} clients, {ROUNDS} rounds, {len(SEEDS)} seeds", y=1.02)
 plt.show()
 
 # %% [markdown]
@@ -246,9 +245,11 @@ plt.show()
 # definition). (b) Inside the local loss: the weighted S2FGL terms
 # $w_\text{KL}\,\mathrm{KL} + w_\text{FGMA}\,\mathrm{FGMA}$ as a share of the whole loss
 # (cross-entropy included), at each client's last local step, averaged over rounds 2 to
-# the last and over the seeds. Read the two panels together: where the terms take over the
-# loss, the accuracy falls. Notebook 3 picked $(1, 0.1)$ on the validation nodes of seeds
-# 100–102; it is the middle cell here.
+# the last and over the seeds. Read the two panels together: the size of a term alone does not
+# explain the loss. The codebook KL alone takes about half of the local loss or more and costs
+# nothing; FGMA's share is not largest at weight 1 (a larger weight drives the term itself
+# down), yet its cost grows with the weight in every row. Notebook 3 picked $(1, 0.1)$ on the
+# validation nodes of seeds 100–102; it is the middle cell here.
 
 # %%
 table = pd.DataFrame(
