@@ -261,6 +261,12 @@ SPECS: dict[str, Spec] = {
         },
         finite=True,
     ),
+    f"{P}.hessian_range": Spec(
+        po.hessian_range,
+        {"family": FAM, "chunk": 2},
+        {"family": BAD_FAMILY, "chunk": bad_int(1)},
+        finite=True,
+    ),
     f"{P}.population_semi_dual": Spec(
         po.population_semi_dual,
         {"family": FAM, "index": 0, "m": 10, "clip": 0.3},

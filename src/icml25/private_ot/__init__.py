@@ -9,7 +9,7 @@ Grid values are flat arrays over :func:`make_grid` points (point i·n + j = (axi
 
 * grid: :func:`make_grid`, :func:`legendre_conjugate`, :func:`transport_map`;
 * families: :class:`PotentialFamily`, :func:`potential_family`, :func:`bump_family`,
-  :func:`sample_problem`;
+  :func:`sample_problem`, :func:`hessian_range`;
 * privacy: :func:`semi_dual_scores`, :func:`report_noisy_min`, :func:`selection_probabilities`,
   :func:`private_potential` (a :class:`PotentialEstimate`), :func:`audit_epsilon`,
   :func:`noisy_min_releases`,
@@ -23,6 +23,7 @@ from icml25.private_ot.experiments import candidate_errors, error_grid, populati
 from icml25.private_ot.family import (
     PotentialFamily,
     bump_family,
+    hessian_range,
     potential_family,
     sample_problem,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "bump_family",
     "candidate_errors",
     "error_grid",
+    "hessian_range",
     "legendre_conjugate",
     "make_grid",
     "map_l2_error",

@@ -12,10 +12,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from icml25.common.checks import check_finite_array, check_int, check_positive, check_rng
-from icml25.private_ot.grid import check_axis, check_phi, grid_points, legendre_conjugate
+from icml25.private_ot.grid import (
+    _gradient,
+    check_axis,
+    check_phi,
+    grid_points,
+    legendre_conjugate,
+)
 from icml25.private_ot.grid import transport_map as _transport_map
 
-__all__ = ["PotentialFamily", "bump_family", "potential_family", "sample_problem"]
+__all__ = [
+    "PotentialFamily",
+    "bump_family",
+    "hessian_range",
+    "potential_family",
+    "sample_problem",
+]
 
 
 @dataclass(frozen=True)
@@ -128,3 +140,30 @@ def sample_problem(
     X = rng.uniform(lo, hi, (n, d))
     U = rng.uniform(lo, hi, (n, d))
     return X, _transport_map(family.phi[index], family.axis)(U)
+
+
+def hessian_range(family: PotentialFamily, chunk: int = 256) -> tuple[float, float]:
+    """(μ, L): the smallest and the largest eigenvalue of ∇²φ_θ over all candidates and grid points.
+
+    The Hessians are finite differences of the gradients (``np.gradient(edge_order=2)`` twice, as
+    in :func:`transport_map`), symmetrised; in d = 1 they are second derivatives. For the
+    population semi-dual, S(φ) - S(φ₀) = ∫ D_φ*(∇φ₀(x), ∇φ(x)) dP(x) (a Bregman divergence of
+    φ*), and φ* is 1/L-strongly convex and 1/μ-smooth, so the stability ratio
+    (S(φ) - S(φ₀)) / ‖∇φ - ∇φ₀‖² lies in [1/(2L), 1/(2μ)] (μ > 0; away from the box's edges).
+    """
+    family = check_family(family)
+    chunk = check_int("chunk", chunk)
+    n, d, m = family.axis.size, family.d, family.size
+    lo, hi = np.inf, -np.inf
+    for start in range(0, m, chunk):
+        vals = family.phi[start : start + chunk].reshape((-1,) + (n,) * d)
+        grads = _gradient(vals, family.axis, d)
+        if d == 1:
+            h = _gradient(grads[0], family.axis, 1)[0]
+            lo, hi = min(lo, float(h.min())), max(hi, float(h.max()))
+            continue
+        (h11, h12), (h21, h22) = (_gradient(g, family.axis, 2) for g in grads)
+        half_tr, off = (h11 + h22) / 2, (h12 + h21) / 2
+        disc = np.sqrt(((h11 - h22) / 2) ** 2 + off**2)
+        lo, hi = min(lo, float((half_tr - disc).min())), max(hi, float((half_tr + disc).max()))
+    return lo, hi
