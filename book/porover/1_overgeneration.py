@@ -302,25 +302,6 @@ safer = per_seed(best, "safety") - per_seed(adv1, "safety")
 safer_ctrl = per_seed(list(VARIANTS)[4], "safety") - per_seed(adv1, "safety")
 
 
-def checked_claim(id, statement, *, value, check, verdict, caveat, control=None, **kw):
-    """``claim`` with the verdict the evidence allows: if the check fails on a seed, the claim
-    is recorded as "not reproduced" (no control), with the count of seeds in the caveat."""
-    ok = check.holds(np.atleast_1d(np.asarray(value, float)))
-    if not ok.all():
-        caveat = f"holds on {int(ok.sum())} of {ok.size} seeds; {caveat}"
-        verdict, control = "not reproduced", None
-    claim(
-        id,
-        statement,
-        value=value,
-        check=check,
-        verdict=verdict,
-        caveat=caveat,
-        control=control,
-        **kw,
-    )
-
-
 runtime_s = time.perf_counter() - t_start
 for nm, key in zip(names, ("old", "adv1", "best"), strict=True):
     for metric in ("safety", "usefulness", "f1", "helpfulness"):
@@ -335,7 +316,7 @@ CAVEAT = (
     "the teacher profiles build the gap in: the test is that a tiny student learns it from "
     "5 % toxic and 5 % seemingly-toxic prompts and carries it to held-out ones"
 )
-checked_claim(
+claim(
     "porover/1_overgeneration/f1_gain",
     f"SFT data from the advanced teacher with best-of-{CONFIG['N']} selection raises the "
     "student's F1(safety, usefulness) over old-teacher data by at least 0.10",
@@ -352,16 +333,19 @@ checked_claim(
     },
     fmt=".3f",
 )
-checked_claim(
+claim(
     "porover/1_overgeneration/bestofn_safer",
     f"Best-of-{CONFIG['N']} selection (reward and safety judge) gives a safer student than one "
-    "sample of the same teacher",
+    "sample of the same teacher, in every seed",
     paper="overgeneration with selection raises safety (Not-Unsafe rate)",
     value=safer,
     check=greater(0.0),
-    control=(f"best-of-{CONFIG['N']} by reward alone (no judge)", safer_ctrl),
-    verdict="illustrated",
-    caveat=CAVEAT,
+    verdict="not reproduced",
+    caveat=f"safer in {int((safer > 0).sum())} of {safer.size} seeds (mean "
+    f"{safer.mean():+.2f}, spread {safer.std():.2f} between seeds): the student's safety "
+    "varies between seeds about as much as best-of-N moves it; more seeds would tell; "
+    "the same comparison with selection by reward alone "
+    f"(no judge) gives {safer_ctrl.mean():+.2f}",
     fmt=".3f",
 )
 claim(
