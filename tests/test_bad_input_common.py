@@ -226,6 +226,12 @@ SPECS: dict[str, Spec] = {
     f"{P}.checks.check_texts": _check(
         checks.check_texts, ["a"], st.sampled_from(["a", [], [""], ["a", 1], None, 3])
     ),
+    f"{P}.checks.check_device": _check(
+        checks.check_device,
+        "cpu",
+        st.sampled_from([3, "not-a-device", ["cpu"], 1.5]),
+        free=("allow_none",),
+    ),
     # --- lm
     f"{P}.lm.CharTokenizer": Spec(
         lm.CharTokenizer, {"alphabet": "abc"}, {"alphabet": st.sampled_from(["", "aa", None, 3])}

@@ -280,3 +280,24 @@ def check_texts(name: str, value: object) -> list[str]:
     if not texts or not all(isinstance(t, str) and t.strip() for t in texts):
         raise ValueError(f"{name} must be a non-empty list of non-empty strings")
     return texts
+
+
+def check_device(name: str, value: object, allow_none: bool = True):
+    """Return ``value`` as a ``torch.device``: a ``torch.device``, or a string torch reads as one
+    (``"cpu"``, ``"cuda"``); ``None`` (when ``allow_none``) means
+    :func:`icml25.common.runtime.get_device`, a GPU when one is visible."""
+    import torch
+
+    if value is None and allow_none:
+        from icml25.common.runtime import get_device
+
+        return torch.device(get_device())
+    if isinstance(value, torch.device):
+        return value
+    if not isinstance(value, str):
+        allowed = "a torch.device, a str or None" if allow_none else "a torch.device or a str"
+        raise TypeError(f"{name} must be {allowed}, got {_type_name(value)}")
+    try:
+        return torch.device(value)
+    except RuntimeError:
+        raise ValueError(f"{name} must name a torch device such as 'cpu', got {value!r}") from None

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from icml25.common.checks import check_int, check_positive, check_seed, check_texts
+from icml25.common.checks import check_device, check_int, check_positive, check_seed, check_texts
 from icml25.common.training import minibatch_training
 
 __all__ = [
@@ -66,14 +66,8 @@ def smollm2_available() -> bool:
 
 def _check_device(device) -> None:
     """``device`` must be None, a ``torch.device`` or a string torch reads as one ("cpu")."""
-    if device is None or isinstance(device, torch.device):
-        return
-    if not isinstance(device, str):
-        raise TypeError(f"device must be a torch device or a str, got {type(device).__name__}")
-    try:
-        torch.device(device)
-    except RuntimeError:
-        raise ValueError(f"device must name a torch device such as 'cpu', got {device!r}") from None
+    if device is not None:
+        check_device("device", device)
 
 
 def _check_lm(model, tokenizer) -> None:

@@ -21,7 +21,13 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from icml25.common.checks import check_instance, check_int, check_positive, check_seed
+from icml25.common.checks import (
+    check_device,
+    check_instance,
+    check_int,
+    check_positive,
+    check_seed,
+)
 from icml25.common.lm import BOS, CharTokenizer
 from icml25.common.runtime import get_device
 from icml25.common.training import minibatch_training
@@ -228,14 +234,7 @@ def _tokenizer() -> CharTokenizer:
 
 def _check_device(device: object) -> torch.device:
     """``device`` (a ``torch.device`` or a string such as ``"cpu"``, ``"cuda"``) as a device."""
-    if isinstance(device, torch.device):
-        return device
-    if not isinstance(device, str):
-        raise TypeError(f"device must be a torch.device or a str, got {type(device).__name__}")
-    try:
-        return torch.device(device)
-    except RuntimeError as err:
-        raise ValueError(f"device must name a torch device, got {device!r}") from err
+    return check_device("device", device, allow_none=False)
 
 
 def build_title_vlm(

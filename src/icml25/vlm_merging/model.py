@@ -17,6 +17,7 @@ import torch
 
 from icml25.common.checks import (
     check_choice,
+    check_device,
     check_int,
     check_positive,
     check_probability,
@@ -47,16 +48,7 @@ def _check_model(model: object) -> TinyVLM:
 def _device(device: object) -> torch.device:
     """``device`` as a torch.device; None: :func:`icml25.common.runtime.get_device` (a GPU when
     one is visible)."""
-    if device is None:
-        from icml25.common.runtime import get_device
-
-        return torch.device(get_device())
-    if not isinstance(device, (str, torch.device)):
-        raise TypeError(f"device must be a str, a torch.device or None, got {device!r}")
-    try:
-        return torch.device(device)
-    except RuntimeError as err:
-        raise ValueError(f"device: {err}") from None
+    return check_device("device", device)
 
 
 def build_model(
