@@ -1,5 +1,7 @@
 """Bad-input suite of icml25.s2fgl (see badinput.py), and the package's own coverage check."""
 
+import dataclasses
+
 import networkx as nx
 import numpy as np
 import torch
@@ -50,6 +52,12 @@ BAD_CLIENTS = st.sampled_from([[], None, "c", [GRAPH], (CLIENTS[0], 3)])
 BAD_GRAPH = not_a(CLIENTS[0])
 BAD_ALPHA = bad_real(0.0, 1.0, low_open=True, high_open=True)
 BAD_H = st.one_of(bad_tensor(H), st.just(H[:, :3]))
+NO_TRAIN = dataclasses.replace(CLIENTS[0], train_mask=np.zeros_like(CLIENTS[0].train_mask))
+_C = CLIENTS[0]
+_TR9 = np.arange(9) == 0  # 9 nodes, one labelled: too small for FGMA's k = 3 on n // 3 nodes
+TINY = s2fgl.ClientData(
+    _C.nodes[:9], _C.x[:9], _C.y[:9], _C.adj[:9, :9], _TR9, np.zeros(9, bool), ~_TR9
+)
 
 
 def _pair(lo, hi):
@@ -83,7 +91,10 @@ ALL_SPECS: dict[str, Spec] = {
             "graph": BAD_GRAPH,
             "n_clients": st.one_of(bad_int(1), st.just(N_COMMS + 1)),
             "seed": bad_seed(),
-            "split": st.sampled_from([(0.5, 0.2, 0.2), (0.6, 0.4), "abc", (1.2, -0.1, -0.1)]),
+            "split": st.sampled_from(
+                [(0.5, 0.2, 0.2), (0.6, 0.4), "abc", (1.2, -0.1, -0.1), (0.0, 0.5, 0.5)]
+                + [(0.001, 0.499, 0.5)]  # rounds to no training node on a 60-node client
+            ),
         },
     ),
     f"{P}.label_disruption": Spec(
@@ -198,7 +209,7 @@ ALL_SPECS: dict[str, Spec] = {
         {
             "model": not_a(MODEL.state_dict()),
             "global_model": not_a(MODEL.state_dict()),
-            "client": not_a(GRAPH),
+            "client": st.one_of(not_a(GRAPH), st.just(NO_TRAIN), st.just(TINY)),
             "method": bad_choice(s2fgl.METHODS),
             "local_steps": bad_int(1),
             "lr": bad_positive(),
@@ -212,7 +223,9 @@ ALL_SPECS: dict[str, Spec] = {
         {"method": "s2fgl", "clients": CLIENTS, "rounds": 2, "local_steps": 1, "hidden": 4},
         {
             "method": bad_choice(s2fgl.METHODS),
-            "clients": BAD_CLIENTS,
+            "clients": st.one_of(
+                BAD_CLIENTS, st.just([CLIENTS[0], NO_TRAIN]), st.just([CLIENTS[1], TINY])
+            ),
             "rounds": bad_int(1),
             "local_steps": bad_int(1),
             "lr": bad_positive(),
@@ -252,3 +265,15 @@ def test_every_public_name_of_s2fgl_is_covered():
     for key, spec in ALL_SPECS.items():
         params = set(inspect.signature(spec.fn).parameters)
         assert params == set(spec.bad) | set(spec.free), key
+
+
+def test_acmgcn_forward_rejects_bad_adj():
+    """A negative adj gave a degree <= 0 and NaN filters; a one-way edge an asymmetric filter."""
+    import pytest
+
+    model = s2fgl.ACMGCN(8, 4, 5)
+    x = torch.as_tensor(CLIENTS[0].x, dtype=torch.float32)
+    a = torch.as_tensor(CLIENTS[0].adj, dtype=torch.float32)
+    for bad in (-a, torch.triu(a), a[:5], a * float("nan"), a[None]):
+        with pytest.raises(ValueError, match="adj"):
+            model(x, bad)

@@ -175,3 +175,25 @@ def test_run_federated_methods_and_ablation_switches(graph):
     a = s2fgl.run_federated("s2fgl", clients, rounds=2, local_steps=1, weights=(0.0, 0.0), seed=0)
     b = s2fgl.run_federated("fedavg", clients, rounds=2, local_steps=1, seed=0)
     assert np.allclose(a.accuracy, b.accuracy)
+
+
+def test_no_silent_nan_without_training_nodes(graph):
+    """A client without labelled nodes used to turn the global model NaN (CE of an empty
+    selection is NaN, and fedavg's weight 0 times NaN is NaN); now it is refused up front."""
+    import dataclasses
+
+    clients = s2fgl.louvain_partition(graph, n_clients=3, seed=0)
+    empty = dataclasses.replace(clients[1], train_mask=np.zeros_like(clients[1].train_mask))
+    for method in ("fedavg", "s2fgl"):
+        with pytest.raises(ValueError, match="clients"):
+            s2fgl.run_federated(method, [clients[0], empty, clients[2]], rounds=1)
+    with pytest.raises(ValueError, match="split"):
+        s2fgl.louvain_partition(graph, n_clients=3, seed=0, split=(0.0, 0.5, 0.5))
+
+
+def test_acmgcn_filters_finite_on_valid_adj(graph):
+    """On a valid (symmetric, 0/1) client adjacency the ACM filters and outputs are finite."""
+    c = s2fgl.louvain_partition(graph, n_clients=3, seed=0)[0]
+    model = s2fgl.ACMGCN(c.x.shape[1], 8, 5)
+    logits, h = model(torch.as_tensor(c.x, dtype=torch.float32), torch.as_tensor(c.adj))
+    assert torch.isfinite(logits).all() and torch.isfinite(h).all()

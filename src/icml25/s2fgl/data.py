@@ -146,7 +146,8 @@ def louvain_partition(
     split: tuple[float, float, float] = (0.6, 0.2, 0.2),
 ) -> list[ClientData]:
     """Louvain communities (networkx), largest first to the lightest client; cross-client edges
-    are dropped (the label-signal disruption); per client a random train/val/test split."""
+    are dropped (the label-signal disruption); per client a random train/val/test split.
+    Every client must get at least one training node (``ValueError`` naming ``split``)."""
     graph = _check_graph(graph)
     n_clients = checks.check_int("n_clients", n_clients, 1)
     seed = checks.check_seed("seed", seed)
@@ -155,6 +156,8 @@ def louvain_partition(
     fr = [checks.check_probability(f"split[{i}]", s) for i, s in enumerate(split)]
     if abs(sum(fr) - 1.0) > 1e-6:
         raise ValueError(f"split must sum to 1, got {split!r} (sum {sum(fr)})")
+    if fr[0] <= 0:
+        raise ValueError(f"split[0] (the train share) must be > 0, got {split!r}")
     n = graph.n_nodes
     g = nx.Graph()
     g.add_nodes_from(range(n))
@@ -181,6 +184,11 @@ def louvain_partition(
         m = len(idx)
         perm = rng.permutation(m)
         n_tr, n_va = int(round(fr[0] * m)), int(round(fr[1] * m))
+        if n_tr == 0:
+            raise ValueError(
+                f"split gives client {k} ({m} nodes) no training node: raise split[0] "
+                f"(got {split!r}) or lower n_clients"
+            )
         masks = [np.zeros(m, dtype=bool) for _ in range(3)]
         masks[0][perm[:n_tr]] = True
         masks[1][perm[n_tr : n_tr + n_va]] = True

@@ -139,6 +139,7 @@ def client_update(
     global_model = checks.check_instance("global_model", global_model, ACMGCN)
     client = checks.check_instance("client", client, ClientData)
     method = checks.check_choice("method", method, METHODS)
+    _check_trainable("client", [client], method)
     local_steps = checks.check_int("local_steps", local_steps, 1)
     lr = checks.check_positive("lr", lr)
     w_kl, w_fg = _check_weights(weights)
@@ -163,6 +164,22 @@ def client_update(
         codebook if use_kl else None,
         method in ("s2fgl", "s2fgl-fgma"),
     )
+
+
+def _check_trainable(name: str, clients: list[ClientData], method: str) -> None:
+    """Every client needs a training node (an empty CE is NaN, and fedavg's weight 0 times a NaN
+    state is NaN); FGMA needs at least 4 important nodes (n // 3 > k = 3), i.e. 12 nodes."""
+    for i, c in enumerate(clients):
+        if not bool(np.asarray(c.train_mask).any()):
+            raise ValueError(
+                f"{name}: client {i} has no training nodes (its cross-entropy would be NaN); "
+                "give every client a labelled node (louvain_partition's split[0] > 0)"
+            )
+        if method in ("s2fgl", "s2fgl-fgma") and len(c.nodes) // 3 <= 3:
+            raise ValueError(
+                f"{name}: client {i} has {len(c.nodes)} nodes; the FGMA term needs >= 12 "
+                "(more than k = 3 important nodes)"
+            )
 
 
 def _check_weights(weights: object) -> tuple[float, float]:
@@ -194,6 +211,7 @@ def run_federated(
     """
     method = checks.check_choice("method", method, METHODS)
     clients = _check_clients(clients)
+    _check_trainable("clients", clients, method)
     rounds = checks.check_int("rounds", rounds, 1)
     local_steps = checks.check_int("local_steps", local_steps, 1)
     lr = checks.check_positive("lr", lr)

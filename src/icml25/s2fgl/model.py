@@ -31,6 +31,10 @@ def _acm_filters(adj: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     adj = checks.check_tensor("adj", adj, ndim=2)
     if adj.shape[0] != adj.shape[1]:
         raise ValueError(f"adj must be square, got shape {tuple(adj.shape)}")
+    if bool((adj < 0).any()):
+        raise ValueError("adj must be non-negative (a negative degree gives NaN filters)")
+    if not torch.allclose(adj.float(), adj.float().T):
+        raise ValueError("adj must be symmetric (an undirected subgraph)")
     at = adj.float() + torch.eye(adj.shape[0])
     dinv = at.sum(1).rsqrt()
     low = dinv[:, None] * at * dinv[None, :]
@@ -58,7 +62,8 @@ class ACMGCN(nn.Module):
     """Two ACM layers (low-pass, high-pass, identity channels) and a linear classifier.
 
     ``forward(x (n, in_dim), adj (n, n) 0/1) -> (logits (n, C), h (n, hidden))``; ``h`` is the
-    final-layer embedding that both S2FGL terms act on.
+    final-layer embedding that both S2FGL terms act on. ``adj`` must be finite, square,
+    symmetric and non-negative (``ValueError`` naming ``adj`` otherwise).
     """
 
     def __init__(self, in_dim: int, hidden: int, n_classes: int, dropout: float = 0.1) -> None:
