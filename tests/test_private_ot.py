@@ -5,8 +5,9 @@ import pytest
 from scipy.interpolate import RegularGridInterpolator
 
 from icml25 import private_ot as po
+from icml25.private_ot import mechanisms
 from icml25.private_ot.experiments import population_semi_dual
-from icml25.private_ot.mechanisms import interpolation_matrix
+from icml25.private_ot.mechanisms import _clipped_mean_per_sample, interpolation_matrix
 
 CENTERS = np.array([[0.15, 0.15], [-0.15, -0.15], [0.15, -0.15], [-0.15, 0.15]])
 
@@ -122,6 +123,53 @@ def test_sensitivity_invariant_with_a_binding_clip(family):
     X2[0] = corners[1]
     moved = po.semi_dual_scores(family, X2, Y, 1e6) - po.semi_dual_scores(family, X, Y, 1e6)
     assert np.abs(moved).max() > 2 * 2 * clip / n
+
+
+def _per_sample_scores(family, X, Y, clip):
+    """The scores by the per-sample path: every sample interpolated and clipped one by one."""
+    return _clipped_mean_per_sample(family.phi, family.axis, X, clip) + _clipped_mean_per_sample(
+        family.phistar, family.axis, Y, clip
+    )
+
+
+def test_fast_scores_equal_the_per_sample_path(family):
+    """Where no grid value of a candidate exceeds C the clip cannot bind (an interpolant is a
+    convex combination of grid values) and S_n is values @ mean weights; with a clip that binds
+    for no, some and every candidate the scores are those of the per-sample path."""
+    rng = np.random.default_rng(15)
+    X, Y = po.sample_problem(family, 7, 3000, rng)
+    X[:3] = [[0.8, -0.9], [0.5, 0.5], [-0.5, 0.1]]  # outside the box and on its edges
+    phi_max = family.absmax[0]
+    mixed = float(np.median(phi_max))
+    assert 0 < np.sum(phi_max <= mixed) < family.size  # some candidates bind, some do not
+    for clip in (0.3, mixed, 0.05):
+        fast = po.semi_dual_scores(family, X, Y, clip)
+        assert np.abs(fast - _per_sample_scores(family, X, Y, clip)).max() <= 1e-15
+    S = population_semi_dual(family, 3)
+    mu = np.linspace(-0.5 + 1 / 400, 0.5 - 1 / 400, 200)
+    U = np.stack(np.meshgrid(mu, mu, indexing="ij"), -1).reshape(-1, 2)
+    T = po.transport_map(family.phi[3], family.axis)
+    assert np.abs(S - _per_sample_scores(family, U, T(U), 0.3)).max() <= 1e-15
+
+
+def test_error_grid_fast_path_equals_the_per_sample_path(family, monkeypatch):
+    """For a fixed seed the error grid is exactly the one of the per-sample scores."""
+    kw = {"ns": [200, 3000], "epss": [1.0, 30.0, np.inf], "reps": 8, "seed": 3}
+    fast = po.error_grid(family, progress=False, **kw)
+    monkeypatch.setattr(
+        mechanisms,
+        "_clipped_mean",
+        lambda values, axis, pts, clip, absmax=None: _clipped_mean_per_sample(
+            values, axis, pts, clip
+        ),
+    )
+    slow = po.error_grid(family, progress=False, **kw)
+    for key in ("err", "chosen", "truth", "exact", "floor"):
+        assert np.array_equal(fast[key], slow[key]), key
+    assert fast["random"] == slow["random"]
+    E = po.candidate_errors(family)
+    E[0, 1] = -1.0  # a copy: the family's stored matrix is not changed
+    assert po.candidate_errors(family)[0, 1] >= 0
 
 
 def test_noisy_min_releases_matches_the_loop():

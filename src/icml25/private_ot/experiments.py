@@ -7,7 +7,6 @@ from tqdm import tqdm
 
 from icml25.common.checks import check_index_array, check_int, check_positive, check_seed
 from icml25.private_ot.family import PotentialFamily, check_family, sample_problem
-from icml25.private_ot.grid import _gradient
 from icml25.private_ot.mechanisms import (
     MECHANISMS,
     check_eps,
@@ -22,15 +21,11 @@ def candidate_errors(family: PotentialFamily) -> np.ndarray:
     """E[j, k] = mean over grid points of ‖∇φ_j - ∇φ_k‖², shape (M, M).
 
     The squared L²(P) distance between candidate maps for P uniform on the box, on the grid
-    (finite-difference gradients, as in :func:`transport_map`).
+    (finite-difference gradients, as in :func:`transport_map`). Computed once per family (a
+    copy of the stored matrix is returned; :func:`error_grid` reuses it).
     """
     family = check_family(family)
-    n, d, m = family.axis.size, family.d, family.size
-    grads = _gradient(family.phi.reshape((m,) + (n,) * d), family.axis, d)
-    G = np.concatenate([g.reshape(m, -1) for g in grads], 1)  # (M, d n**d)
-    sq = (G**2).sum(1)
-    E = (sq[:, None] + sq[None] - 2 * G @ G.T) / n**d
-    return np.maximum(E, 0.0)
+    return family._map_distances.copy()
 
 
 def error_grid(
@@ -70,15 +65,15 @@ def error_grid(
     if truths is not None:
         truths = check_index_array("truths", truths, high=family.size, ndim=1)
     if candidates is None:
-        net = np.arange(family.size)
+        net, sub = np.arange(family.size), family
     else:
         net = check_index_array("candidates", candidates, high=family.size, ndim=1)
         if np.unique(net).size != net.size:
             raise ValueError(f"candidates must hold distinct indices in [0, {family.size})")
-    sub = PotentialFamily(
-        family.axis, family.points, family.thetas[net], family.phi[net], family.phistar[net]
-    )
-    E = candidate_errors(family)
+        sub = PotentialFamily(
+            family.axis, family.points, family.thetas[net], family.phi[net], family.phistar[net]
+        )
+    E = family._map_distances  # (M, M), read only here
     rng = np.random.default_rng(seed)
     err = np.zeros((len(ns), len(epss), reps))
     truth = np.zeros((len(ns), reps), dtype=int)
@@ -141,6 +136,7 @@ def population_semi_dual(
     mid = np.linspace(lo + h / 2, hi - h / 2, m)
     U = np.stack(np.meshgrid(*([mid] * d), indexing="ij"), -1).reshape(-1, d)
     Y = transport_map(family.phi[index], family.axis)(U)
-    return _clipped_mean(family.phi, family.axis, U, clip) + _clipped_mean(
-        family.phistar, family.axis, Y, clip
+    phi_max, phistar_max = family.absmax
+    return _clipped_mean(family.phi, family.axis, U, clip, phi_max) + _clipped_mean(
+        family.phistar, family.axis, Y, clip, phistar_max
     )

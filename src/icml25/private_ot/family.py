@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -57,6 +58,23 @@ class PotentialFamily:
     def size(self) -> int:
         """Number of candidates M."""
         return int(self.phi.shape[0])
+
+    @cached_property
+    def absmax(self) -> tuple[np.ndarray, np.ndarray]:
+        """max over the grid of |φ_m| and of |φ*_m|, each (M,); computed once per family (the
+        arrays are not to be changed after construction). Where it is <= C the clip of
+        :func:`semi_dual_scores` cannot bind for that candidate."""
+        return np.abs(self.phi).max(1), np.abs(self.phistar).max(1)
+
+    @cached_property
+    def _map_distances(self) -> np.ndarray:
+        """The (M, M) matrix of :func:`~icml25.private_ot.candidate_errors`, computed once."""
+        n, d, m = self.axis.size, self.d, self.size
+        grads = _gradient(self.phi.reshape((m,) + (n,) * d), self.axis, d)
+        G = np.concatenate([g.reshape(m, -1) for g in grads], 1)  # (M, d n**d)
+        sq = (G**2).sum(1)
+        E = (sq[:, None] + sq[None] - 2 * G @ G.T) / n**d
+        return np.maximum(E, 0.0)
 
 
 def potential_family(
