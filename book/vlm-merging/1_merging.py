@@ -367,10 +367,12 @@ plt.show()
 # %% [markdown]
 # ## Claim check
 #
-# Transfer is asserted only if the val-chosen merge beats the VLM's test mm_reasoning by three
-# binomial standard errors of the difference on **every** seed, and the base-LM control does not;
-# the verdict follows the data ("partly" if the gain holds but stays small: less than half the
-# way from chance to the reasoning LM's text accuracy).
+# Transfer would be asserted if the val-chosen merge beat the VLM's test mm_reasoning by three
+# binomial standard errors of the difference on **every** seed, and the base-LM control did not.
+# The verdict is fixed in the code, not chosen from the result: "not reproduced", from the
+# executed record of the previous revision (the same committed models). The check asserts that
+# the comparison fails on at least one seed, so if a change ever made the merge pass it, the
+# notebook would fail and the verdict would have to be revisited, not silently upgraded.
 
 # %%
 vlm_mm = acc["vlm"]["mm_reasoning"].to_numpy()
@@ -381,8 +383,6 @@ perc = np.array([best_test[s]["perception"] for s in SEEDS])
 text_reason = acc["reason"]["text_reasoning"].to_numpy()
 se = np.sqrt(vlm_mm * (1 - vlm_mm) / N_TEST + mm * (1 - mm) / N_TEST)
 gain, gain_ctrl = mm - vlm_mm, mm_ctrl - vlm_mm
-holds = bool(np.all(gain > 3 * se))
-small = bool(np.mean(mm - 0.1) < 0.5 * np.mean(text_reason - 0.1))
 oracle_text = probes["reasoning LM, text layout"].to_numpy()
 oracle_mm = probes["oracle (reasoning LM, image layout)"].to_numpy()
 bare = probes["VLM perception, no prefix"].to_numpy()
@@ -411,40 +411,24 @@ statement = (
     "arithmetic over digit images above the VLM's by 3 binomial s.e. on every seed"
 )
 paper = "MathVista 37.1 for TIES LLaVA-Next-8B + Dart-Math (repo); gains on math-heavy sets"
-if holds:
-    claim(
-        "vlm-merging/1_merging/transfer",
-        statement,
-        paper=paper,
-        value=gain,
-        check=check,
-        control=("second task vector from the base LM", gain_ctrl),
-        verdict="partly" if small else "reproduced",
-        caveat="transfer above chance but small (accuracy relative to chance glued)"
-        if small
-        else None,
-        numbers=common,
-        fmt=".3f",
-    )
-else:
-    claim(
-        "vlm-merging/1_merging/transfer",
-        statement,
-        paper=paper,
-        value=gain,
-        check=check,
-        verdict="not reproduced",
-        caveat="the val-chosen merge does not beat the VLM's arithmetic on images by 3 s.e. on "
-        "every seed, also after the alignment stage (the issue's first fallback: the VLM also "
-        f"trained on '<img> is d', {bare.mean():.3f}, and on single-step items with one image "
-        f"operand, {single.mean():.3f}). The design still cannot show transfer, a property of "
-        "the miniature, not evidence about the method: with its operands as perfect digit tokens "
-        f"in the image layout the reasoning LM falls from {oracle_text.mean():.3f} to "
-        f"{oracle_mm.mean():.3f} (oracle), and a VLM trained on image arithmetic itself reaches "
-        f"{sky_acc:.3f} (skyline)",
-        numbers=common,
-        fmt=".3f",
-    )
+claim(
+    "vlm-merging/1_merging/transfer",
+    statement,
+    paper=paper,
+    value=gain,
+    check=check,
+    verdict="not reproduced",
+    caveat="the val-chosen merge does not beat the VLM's arithmetic on images by 3 s.e. on "
+    "every seed, also after the alignment stage (the issue's first fallback: the VLM also "
+    f"trained on '<img> is d', {bare.mean():.3f}, and on single-step items with one image "
+    f"operand, {single.mean():.3f}). The design still cannot show transfer, a property of "
+    "the miniature, not evidence about the method: with its operands as perfect digit tokens "
+    f"in the image layout the reasoning LM falls from {oracle_text.mean():.3f} to "
+    f"{oracle_mm.mean():.3f} (oracle), and a VLM trained on image arithmetic itself reaches "
+    f"{sky_acc:.3f} (skyline)",
+    numbers=common,
+    fmt=".3f",
+)
 glue("mm_vlm", float(vlm_mm.mean()), display=False)
 glue("mm_merged", float(mm.mean()), display=False)
 glue("mm_ratio", float(mm.mean() / 0.1), display=False)
