@@ -57,6 +57,18 @@ PYG_BAD = not_a(MODEL, tgn.TGNMemory(12, 3, 4, 2, _OtherMessage(), tgn.LastAggre
 
 BAD_MODEL = not_a(RNN.decoder)
 BAD_STREAM = not_a(STREAM.src)
+STREAM_INT = mf.integer_times(STREAM)
+PYG_TGN = mf.PygTGN(30, mem_dim=4, edge_dim=4, time_dim=2, emb_dim=4, n_neighbors=3, device="cpu")
+MEM_P, LAST_P = mf.replay_pyg(PYG_TGN, STREAM_INT, 300)
+BAD_DEVICE = st.sampled_from([3, "not-a-device", ["cpu"], 1.5])
+BAD_PYG_MODEL = not_a(MODEL, PYG)
+BAD_INT_STREAM = st.one_of(
+    BAD_STREAM,
+    st.just(STREAM),  # times not integer
+    st.just(mf.integer_times(mf.make_temporal_sbm(n_nodes=12, n_events=50, edge_dim=4))),
+    st.just(mf.integer_times(mf.make_temporal_sbm(n_nodes=30, n_events=50, edge_dim=3))),
+)
+
 BAD_MEM = bad_tensor(MEM)
 BAD_LAST = bad_tensor(LAST)
 BAD_VIC = st.one_of(bad_index_array(VIC, 30), st.just(np.array([1, 1])), st.just(torch.ones(2)))
@@ -215,7 +227,13 @@ ALL_SPECS: dict[str, Spec] = {
     f"{P}.greedy_injection": Spec(
         mf.greedy_injection,
         {**ATTACK, "stream": STREAM, **OPT, "n_partners": 3},
-        {**ATTACK_BAD, "stream": BAD_STREAM, **OPT_BAD, "n_partners": bad_int(1)},
+        {
+            **ATTACK_BAD,
+            "stream": BAD_STREAM,
+            **OPT_BAD,
+            "n_partners": bad_int(1),
+            "score_fn": not_a(none=False),
+        },
         finite=True,
     ),
     f"{P}.shift_update_gate": Spec(
@@ -267,6 +285,67 @@ ALL_SPECS: dict[str, Spec] = {
             "epochs": bad_int(1),
             "n_victims": bad_int(1, 400),
             "victim_choice": bad_choice(mf.VICTIM_CHOICES),
+            "backbone": bad_choice(mf.BACKBONES),
+            "device": BAD_DEVICE,
+        },
+    ),
+    f"{P}.PygTGN": Spec(
+        mf.PygTGN,
+        {"n_nodes": 10, "mem_dim": 4, "edge_dim": 3, "time_dim": 2, "emb_dim": 4, "device": "cpu"},
+        {
+            "n_nodes": bad_int(2),
+            "mem_dim": bad_int(1),
+            "edge_dim": bad_int(1),
+            "time_dim": bad_int(1),
+            "emb_dim": st.one_of(bad_int(2), st.just(5)),
+            "n_neighbors": bad_int(1),
+            "seed": bad_seed(),
+            "device": BAD_DEVICE,
+        },
+    ),
+    f"{P}.integer_times": Spec(
+        mf.integer_times,
+        {"stream": STREAM, "unit": 100.0},
+        {"stream": BAD_STREAM, "unit": st.one_of(bad_positive(), st.just(1e9))},
+    ),
+    f"{P}.train_pyg_tgn": Spec(
+        mf.train_pyg_tgn,
+        lambda: {
+            "model": mf.PygTGN(30, 4, 4, 2, 4, n_neighbors=3, device="cpu"),
+            "stream": STREAM_INT,
+            "epochs": 1,
+        },
+        {
+            "model": BAD_PYG_MODEL,
+            "stream": BAD_INT_STREAM,
+            "train_frac": bad_probability(low_open=True),
+            "epochs": bad_int(1),
+            "batch": bad_int(1),
+            "lr": bad_positive(),
+            "seed": bad_seed(),
+        },
+        finite=True,
+    ),
+    f"{P}.replay_pyg": Spec(
+        mf.replay_pyg,
+        {"model": PYG_TGN, "stream": STREAM_INT, "end": 300},
+        {
+            "model": BAD_PYG_MODEL,
+            "stream": BAD_INT_STREAM,
+            "end": bad_int(1, E),
+            "batch": bad_int(1),
+        },
+        finite=True,
+    ),
+    f"{P}.pyg_link_scorer": Spec(
+        mf.pyg_link_scorer,
+        {"model": PYG_TGN, "stream": STREAM_INT, "end": 300, "mem": MEM_P, "last": LAST_P},
+        {
+            "model": BAD_PYG_MODEL,
+            "stream": BAD_INT_STREAM,
+            "end": bad_int(1, E),
+            "mem": BAD_MEM,
+            "last": BAD_LAST,
         },
     ),
     f"{P}.tgnlite_from_pyg": Spec(mf.tgnlite_from_pyg, {"memory": PYG}, {"memory": PYG_BAD}),
@@ -288,7 +367,7 @@ ALL_SPECS: dict[str, Spec] = {
         finite=True,
     ),
 }
-ALL_CONSTANTS: set[str] = {f"{P}.VICTIM_CHOICES"}
+ALL_CONSTANTS: set[str] = {f"{P}.VICTIM_CHOICES", f"{P}.BACKBONES"}
 ALL_RESULTS = {
     f"{P}.TemporalStream": mf.TemporalStream,
     f"{P}.Injection": mf.Injection,

@@ -90,3 +90,95 @@ def test_attack_on_pyg_memory_in_a_few_lines():
     write_pyg_state(memory, new_mem, new_last, victims)
     assert torch.allclose(memory.memory[victims], new_mem[victims])
     assert np.array_equal(memory.last_update[victims].numpy(), np.full(V, int(t_a) + K))
+
+
+# ---------------------------------------------------------------- the trained PyG TGN (`large`)
+
+
+@pytest.fixture(scope="module")
+def pyg_scene():
+    from icml25.memfreezing import prepare_attack
+
+    return prepare_attack(
+        0, n_events=1000, mem_dim=8, n_nodes=30, epochs=2, n_victims=4, backbone="pyg", device="cpu"
+    )
+
+
+def test_pyg_scene_is_trained_on_integer_ticks(pyg_scene):
+    from icml25.memfreezing import PygTGN, TGNLite
+
+    S = pyg_scene
+    assert isinstance(S.model, PygTGN) and isinstance(S.attacker, TGNLite)
+    assert S.model.device == torch.device("cpu") and S.time_unit == 1000.0
+    assert np.array_equal(S.stream.t, np.floor(S.stream.t)) and np.all(np.diff(S.stream.t) >= 0)
+    assert S.t_attack == float(S.stream.t[S.n_train - 1])
+    loss = S.train_log["loss"]
+    assert len(loss) == 2 and np.all(np.isfinite(loss)) and loss[-1] < np.log(4.0)
+    # the attacker is PyG's updater: one update through TGN-lite equals PyG's
+    assert torch.equal(S.attacker.memory_updater.weight_hh, S.model.memory.gru.weight_hh)
+    assert float(S.last.max()) <= S.t_attack and float(S.mem.abs().max()) > 0
+
+
+def test_pyg_tgn_is_attacked_and_evaluated_like_tgnlite(pyg_scene):
+    from icml25.memfreezing import evaluate_after_attack, greedy_injection, random_injection
+
+    S = pyg_scene
+    u = S.time_unit
+    s_star = find_frozen_state(
+        S.attacker, S.mem, S.edge_bank, steps=60, n_samples=32, restarts=2, dt_max=5 * u
+    )
+    inj = craft_injection(
+        S.attacker, S.mem, S.last, S.victims, s_star, S.t_attack, 4, dt=0.1 * u, steps=150
+    )
+    pre = float(((S.mem[S.victims] - s_star) ** 2).sum(1).mean())
+    assert inj.loss < 0.1 * pre
+    attacked = apply_injection(S.attacker, S.mem, S.last, inj)
+    kw = {"n_windows": 3, "reference_state": s_star, "seed": 0}
+    df = evaluate_after_attack(S.model, S.stream, S.n_train, *attacked, S.victims, **kw)
+    clean = evaluate_after_attack(S.model, S.stream, S.n_train, S.mem, S.last, S.victims, **kw)
+    again = evaluate_after_attack(S.model, S.stream, S.n_train, S.mem, S.last, S.victims, **kw)
+    lite = evaluate_after_attack(
+        S.attacker, S.stream, S.n_train, S.mem, S.last, S.victims, n_windows=3
+    )
+    assert list(df.columns) == list(lite.columns) and len(df) == 4
+    assert df.frozen.iloc[0] == 1.0 and df.cos.iloc[0] > 0.999  # PyG's memory holds s*
+    assert clean.cos.iloc[0] < 0.999
+    assert clean.equals(again)  # memory and neighbours are rebuilt: deterministic
+    assert np.all(clean.auc.iloc[1:].between(0.0, 1.0)) and np.all(clean.n.iloc[1:] > 0)
+    # the greedy baseline scores pairs through PyG's attention embedding and decoder
+    kwg = {"dt": 0.1 * u, "n_partners": 3, "score_fn": S.score_fn}
+    S.model.zero_grad(set_to_none=True)
+    g1 = greedy_injection(
+        S.attacker, S.mem, S.last, S.victims, S.stream, S.t_attack, 4, steps=1, **kwg
+    )
+    g = greedy_injection(
+        S.attacker, S.mem, S.last, S.victims, S.stream, S.t_attack, 4, steps=40, **kwg
+    )
+    assert g.loss > g1.loss
+    assert all(p.grad is None for p in S.model.parameters())
+    r = random_injection(S.attacker, S.mem, S.last, S.victims, S.stream, S.t_attack, 4, dt=0.1 * u)
+    assert np.isnan(r.loss)
+
+
+def test_score_fn_is_differentiable_in_the_victims_memories(pyg_scene):
+    S = pyg_scene
+    vic = torch.from_numpy(S.victims)
+    s = S.mem[vic].clone().requires_grad_(True)
+    partners = torch.tensor([[5, 6], [7, 8], [9, 10], [11, 12]])
+    logits = S.score_fn(s, vic, partners)
+    assert logits.shape == (4, 2)
+    logits.sum().backward()
+    assert s.grad is not None and float(s.grad.abs().sum()) > 0
+
+
+def test_pyg_replay_of_a_clean_window_matches_a_continuous_replay(pyg_scene):
+    """Writing the memory at t_a and replaying on equals replaying from the start (t_a at a
+    batch boundary: 600 of 1,000 events, batches of 200)."""
+    from icml25.memfreezing import evaluate_after_attack, replay_pyg
+
+    S = pyg_scene
+    E = S.stream.n_events
+    evaluate_after_attack(S.model, S.stream, S.n_train, S.mem, S.last, S.victims, n_windows=1)
+    after = pyg_state(S.model.memory)
+    full = replay_pyg(S.model, S.stream, E)
+    assert torch.allclose(after[0], full[0], atol=1e-5) and torch.equal(after[1], full[1])

@@ -11,7 +11,10 @@
 * set-up shared by the attack notebooks: :func:`prepare_attack` (:class:`AttackSetup`),
   :func:`choose_victims`;
 * PyG's ``TGNMemory`` under the same attack: :func:`tgnlite_from_pyg`, :func:`pyg_state`,
-  :func:`write_pyg_state`.
+  :func:`write_pyg_state`;
+* a trained PyG TGN with the attention embedding (the `large` model): :class:`PygTGN`,
+  :func:`integer_times`, :func:`train_pyg_tgn`, :func:`replay_pyg`, :func:`pyg_link_scorer`
+  (``prepare_attack(backbone="pyg")`` builds the whole scene).
 """
 
 from icml25.memfreezing.attack import (
@@ -27,6 +30,7 @@ from icml25.memfreezing.attack import (
 from icml25.memfreezing.data import TemporalStream, make_temporal_sbm
 from icml25.memfreezing.evaluate import evaluate_after_attack, half_life
 from icml25.memfreezing.experiment import (
+    BACKBONES,
     VICTIM_CHOICES,
     AttackSetup,
     choose_victims,
@@ -41,11 +45,20 @@ from icml25.memfreezing.model import (
     update_gate_values,
 )
 from icml25.memfreezing.pyg import pyg_state, tgnlite_from_pyg, write_pyg_state
+from icml25.memfreezing.pyg_tgn import (
+    PygTGN,
+    integer_times,
+    pyg_link_scorer,
+    replay_pyg,
+    train_pyg_tgn,
+)
 
 __all__ = [
+    "BACKBONES",
     "VICTIM_CHOICES",
     "AttackSetup",
     "Injection",
+    "PygTGN",
     "StaticLinkModel",
     "TGNLite",
     "TemporalStream",
@@ -56,14 +69,18 @@ __all__ = [
     "find_frozen_state",
     "greedy_injection",
     "half_life",
+    "integer_times",
     "link_metrics",
     "make_temporal_sbm",
     "prepare_attack",
+    "pyg_link_scorer",
     "pyg_state",
     "random_injection",
     "replay",
+    "replay_pyg",
     "shift_update_gate",
     "tgnlite_from_pyg",
+    "train_pyg_tgn",
     "train_tgn",
     "update_drift",
     "update_gate_values",

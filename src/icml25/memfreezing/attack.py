@@ -352,10 +352,16 @@ def greedy_injection(
     clip: float = 4.0,
     n_partners: int = 10,
     seed: int = 0,
+    score_fn=None,
 ) -> Injection:
     """Baseline with MemFreezing's budget (K events, same optimiser, steps and clip): maximise
     the immediate link loss −log σ(score(s_v, s_p)) on each victim's ``n_partners`` most recent
-    partners known at ``t_attack``. ``loss`` is that link loss after the injection."""
+    partners known at ``t_attack``. ``loss`` is that link loss after the injection.
+
+    ``score_fn(s, victims, partners) -> (V, P)`` logits, differentiable in the victims'
+    memories ``s`` (V, d), scores the pairs; None: ``model.decoder`` on [s_v ‖ s_p]. For a PyG
+    TGN pass :func:`icml25.memfreezing.pyg_link_scorer` (its attention embedding and decoder).
+    """
     model, mem, last, vic, times = _common(model, mem, last, victims, t_attack, k_events, dt)
     stream = _check_stream(stream)
     if not isinstance(learn_fake_memory, bool):
@@ -367,12 +373,17 @@ def greedy_injection(
     seed = check_seed("seed", seed)
     n_known = max(1, int(np.searchsorted(stream.t, t_attack, side="right")))
     partners, pmask = _partners(stream, n_known, vic, n_partners)
+    if score_fn is not None and not callable(score_fn):
+        raise TypeError(f"score_fn must be callable or None, got {type(score_fn).__name__}")
     s_p = mem[partners].detach()  # (V, P, d)
     w = pmask.float() / pmask.float().sum().clamp(min=1.0)
 
     def link_loss(s):
-        pair = torch.cat([s[:, None, :].expand_as(s_p), s_p], dim=2)
-        logit = model.decoder(pair).squeeze(-1)
+        if score_fn is None:
+            pair = torch.cat([s[:, None, :].expand_as(s_p), s_p], dim=2)
+            logit = model.decoder(pair).squeeze(-1)
+        else:
+            logit = score_fn(s, vic, partners)
         return (F.softplus(-logit) * w).sum()
 
     edge, fake = _optimise(

@@ -9,13 +9,21 @@ import torch.nn.functional as F
 
 from icml25.common.checks import (
     check_finite_array,
+    check_instance,
     check_int,
     check_real,
     check_seed,
     check_tensor,
 )
-from icml25.memfreezing.attack import _check_tgn, _victims
-from icml25.memfreezing.model import _check_state, _check_stream, _scored_replay
+from icml25.memfreezing.attack import _victims
+from icml25.memfreezing.model import (
+    TGNLite,
+    _check_state,
+    _check_stream,
+    _metrics,
+    _negatives,
+    _scored_replay,
+)
 
 __all__ = ["evaluate_after_attack", "half_life"]
 
@@ -51,9 +59,17 @@ def evaluate_after_attack(
 
     Row ``window = 0`` is the state at ``start`` (after the attack), without link metrics.
     Negatives come from ``seed`` and the window only, so every condition sees the same ones.
+    ``model`` is a :class:`TGNLite` or a :class:`PygTGN`; for the latter (an integer-time
+    stream, see :func:`integer_times`) ``mem``/``last`` are written into its ``TGNMemory``,
+    its neighbours rebuilt from events [0, start), and the replay runs through PyG's own
+    update path and the attention embedding.
     """
-    model = _check_tgn(model)
+    from icml25.memfreezing.pyg_tgn import PygTGN, _check_integer_stream, _scored_replay_pyg
+
+    model = check_instance("model", model, (TGNLite, PygTGN))
     stream = _check_stream(stream)
+    if isinstance(model, PygTGN):
+        stream = _check_integer_stream(model, stream)
     start = check_int("start", start, 0, stream.n_events - 1)
     mem, last = _check_state(model, mem, last)
     vic = _victims(victims, model.n_nodes).numpy()
@@ -106,7 +122,14 @@ def evaluate_after_attack(
         b = stream.n_events if w == n_windows - 1 else a + size
         known = np.flatnonzero(nbr)
         sets = [vic, known if known.size else None]
-        out, mem, last = _scored_replay(model, stream, a, b, mem, last, sets, seed * 1000 + w)
+        if isinstance(model, PygTGN):
+            negatives = _negatives(model.n_nodes, b - a, seed * 1000 + w)
+            pos, neg, mem, last = _scored_replay_pyg(
+                model, stream, a, b, mem, last, sets, negatives
+            )
+            out = [_metrics(p, n) for p, n in zip(pos, neg, strict=True)]
+        else:
+            out, mem, last = _scored_replay(model, stream, a, b, mem, last, sets, seed * 1000 + w)
         m_n = out[1] if known.size else empty
         src, dst = stream.src[a:b], stream.dst[a:b]
         nbr[dst[is_vic[src]]] = True

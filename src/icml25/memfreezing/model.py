@@ -267,12 +267,16 @@ def _metrics(pos: list, neg: list) -> dict:
     }
 
 
+def _negatives(n_nodes: int, n: int, seed: int) -> torch.Tensor:
+    """(n,) uniform random negative destinations drawn from ``seed`` alone."""
+    return torch.from_numpy(np.random.default_rng(seed).integers(0, n_nodes, n))
+
+
 @torch.no_grad()
 def _scored_replay(model, stream, start, end, mem, last, node_sets, seed, batch=200):
     """Replay [start, end), scoring events touching each node set (None: every event) against
     one random negative per event drawn from ``seed`` (the same in every condition)."""
-    rng = np.random.default_rng(seed)
-    negatives = torch.from_numpy(rng.integers(0, model.n_nodes, end - start))
+    negatives = _negatives(model.n_nodes, end - start, seed)
     masks = []
     for nodes in node_sets:
         if nodes is None:

@@ -60,10 +60,11 @@ def tgnlite_from_pyg(memory) -> TGNLite:
 
 
 def pyg_state(memory) -> tuple[torch.Tensor, torch.Tensor]:
-    """(mem, last) of ``memory``: copies of its memories (N, d) and last-update times (N,) as
-    float32, in the form the package's attack functions take."""
+    """(mem, last) of ``memory``: CPU float32 copies of its memories (N, d) and last-update
+    times (N,), in the form the package's attack functions take."""
     memory = _check_memory(memory)
-    return memory.memory.detach().clone().float(), memory.last_update.detach().clone().float()
+    mem = memory.memory.detach().float().cpu().clone()
+    return mem, memory.last_update.detach().float().cpu().clone()
 
 
 @torch.no_grad()
@@ -87,5 +88,6 @@ def write_pyg_state(memory, mem, last, nodes=None) -> None:
                 high_name="num_nodes",
             )
         )
-    memory.memory[nodes] = mem[nodes].to(memory.memory.dtype)
-    memory.last_update[nodes] = torch.round(last[nodes]).to(memory.last_update.dtype)
+    dev = memory.memory.device
+    memory.memory[nodes.to(dev)] = mem[nodes].to(dev, memory.memory.dtype)
+    memory.last_update[nodes.to(dev)] = torch.round(last[nodes]).to(dev, memory.last_update.dtype)
