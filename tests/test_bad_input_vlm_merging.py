@@ -3,6 +3,7 @@
 import copy
 from functools import cache
 
+import numpy as np
 import torch
 from badinput import (
     Spec,
@@ -192,7 +193,9 @@ SPECS: dict[str, Spec] = {
                 st.builds(lambda: [_sd(1), _float64()]),
             ),
             "method": bad_choice(vm.METHODS),
-            "weights": st.sampled_from([(0.9,), (0.9, 0.2), (0.5, float("nan")), "ab", None, 1.0]),
+            "weights": st.sampled_from(
+                [(0.9,), (0.9, 0.2), (0.5, float("nan")), "ab", None, 1.0, np.full((1, 2), 0.5)]
+            ),
             "density": bad_probability(low_open=True),
             "swap_below": st.one_of(not_none(bad_int(0, 2)), st.just(None)),
             "seed": bad_seed(),
@@ -218,8 +221,13 @@ SPECS: dict[str, Spec] = {
     ),
     f"{P}.image_token_alignment": Spec(
         vm.image_token_alignment,
-        lambda: {"model": _trio()[0], "suite": _suite(), "layer": 1},
-        {"model": not_a(), "suite": not_a(), "layer": not_none(bad_int(0, 1))},
+        lambda: {"model": _trio()[0], "suite": _suite(), "layer": 1, "position": "is"},
+        {
+            "model": not_a(),
+            "suite": not_a(),
+            "layer": not_none(bad_int(0, 1)),
+            "position": bad_choice(vm.ALIGN_POSITIONS),
+        },
         finite=True,
     ),
     f"{P}.probe_batch": Spec(
@@ -348,6 +356,7 @@ CONSTANTS = {
 CONSTANTS |= {
     f"{P}.TASKS",
     f"{P}.ALIGN_TASKS",
+    f"{P}.ALIGN_POSITIONS",
     f"{P}.ALL_TASKS",
     f"{P}.VOCAB",
     f"{P}.MODEL_NAMES",

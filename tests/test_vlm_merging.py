@@ -158,6 +158,37 @@ def test_untrained_model_is_near_chance_and_alignment_shape(suite):
     for layer in (None, 0, 1):
         a = image_token_alignment(model, suite, layer)
         assert a.shape == (10, 10) and np.all(np.abs(a) <= 1 + 1e-6)
+    for position in ("last", "is"):
+        a = image_token_alignment(model, suite, 1, position)
+        assert a.shape == (10, 10) and np.all(np.abs(a) <= 1 + 1e-6)
+    with pytest.raises(ValueError, match="position"):
+        image_token_alignment(model, suite, None, "is")
+
+
+def test_alignment_positions_read_the_named_tokens(suite):
+    # Recompute the "last" and "is" matrices from hidden_states at the token positions by hand:
+    # [bos] the digit <img>x4 is -> last image token at 2 + n, "is" at 3 + n; "the digit j is"
+    # -> the digit token at 3, "is" at 4.
+    from icml25.vlm_merging import IMG, N_IMAGE_TOKENS, digit_token
+
+    model = build_model(suite, n_layer=2, n_embd=16, n_head=2, seed=0).eval()
+    n, w = N_IMAGE_TOKENS, {t: VOCAB.index(t) for t in ("the", "digit", "is")}
+    idx = suite.split_index["test"]
+    images = torch.as_tensor(suite.images[idx])[:, None]
+    ids = torch.tensor([0, w["the"], w["digit"], *[IMG] * n, w["is"]]).repeat(len(idx), 1)
+    txt = torch.tensor([[0, w["the"], w["digit"], int(digit_token(d)), w["is"]] for d in range(10)])
+    with torch.no_grad():
+        h = model.hidden_states(ids, images)[2]
+        ht = model.hidden_states(txt)[2]
+    labels = suite.labels[idx]
+    for position, img, tok in (("last", h[:, 2 + n], ht[:, 3]), ("is", h[:, 3 + n], ht[:, 4])):
+        means = torch.stack([img[torch.as_tensor(labels == d)].mean(0) for d in range(10)])
+        want = torch.nn.functional.cosine_similarity(means[:, None], tok[None], dim=-1)
+        got = image_token_alignment(model, suite, 1, position)
+        np.testing.assert_allclose(got, want.numpy(), atol=1e-5)
+    assert not np.allclose(
+        image_token_alignment(model, suite, 1, "mean"), image_token_alignment(model, suite, 1, "is")
+    )
 
 
 def test_bad_merges_raise(trio):
@@ -278,3 +309,10 @@ def test_merge_rejects_non_finite_and_mixed_dtypes(trio):
     mixed["lm.transformer.h.0.ln_1.weight"] = mixed["lm.transformer.h.0.ln_1.weight"].double()
     with pytest.raises(ValueError, match="dtype"):
         merge(base, [vlm, mixed], "linear", (0.5, 0.5))
+
+
+def test_merge_accepts_a_1d_array_of_weights(trio):
+    base, vlm, reason = (m.state_dict() for m in trio)
+    a = merge(base, [vlm, reason], "linear", np.array([0.7, 0.3]))
+    b = merge(base, [vlm, reason], "linear", (0.7, 0.3))
+    assert all(torch.equal(a[k], b[k]) for k in a)

@@ -24,7 +24,8 @@
 # token in more than one context). The paper's recipe merges the two fine-tunes key by key
 # over the LM layers, $\theta = \lambda\,\theta_\mathrm{VLM} + (1-\lambda)\,\theta_\mathrm{reason}$,
 # keeping the VLM's embeddings, head and projector, and asks whether the merged model can now do
-# **arithmetic on digit images**, which neither fine-tune was trained on. This notebook shows
+# **arithmetic on two digit images**, which neither fine-tune was trained on (the VLM saw
+# one-image items only). This notebook shows
 # the task suite, the three models, accuracy against λ (F1), the task-arithmetic grid, TIES and
 # layer swap, and tests the transfer on the merge chosen on validation items.
 #
@@ -68,7 +69,6 @@ from icml25.vlm_merging import (
     make_suite,
     merge_candidates,
     probe_accuracy,
-    skyline,
     train_models,
 )
 
@@ -151,7 +151,7 @@ for ax, name in zip(axes, ("base", "reason", "vlm"), strict=True):
 axes[0].set_ylabel("training loss (nats per target, 25-step mean)")
 axes[0].legend()
 plotting.panel_labels(axes)
-fig.suptitle("Training curves: the VLM's second stage starts at step 300 (layers only)")
+fig.suptitle("Training curves: the VLM's second stage starts at step 300 (projector and layers)")
 plt.show()
 
 # %% [markdown]
@@ -289,25 +289,30 @@ for s in SEEDS:
     )
 
 # %% [markdown]
-# ## Could this design show transfer at all? Oracle, bare perception, skyline
+# ## How much power has the transfer test? Oracle and bare perception
 #
 # A merge can only add image arithmetic if (a) the reasoning LM's arithmetic still works where
 # image operands sit, and (b) the VLM's image tokens act as digit tokens outside the
-# "the digit <img> is" template. Three probes of the committed models, on the same fixed test
-# items:
+# "the digit <img> is" template. Two probes of the committed models, on the same fixed test
+# items, next to the VLM's own two-image arithmetic:
 #
-# * **oracle**: the reasoning LM on its text arithmetic items re-laid out as image arithmetic,
-#   each operand written as four copies of its digit token at the image-token positions
-#   (`[bos] a a a a plus b b b b is`, 11 input tokens, against `[bos] a plus b is`, 5): the most
-#   a merge could show if the VLM's image tokens were exactly the digit tokens;
+# * **oracle** (one of several possible): the reasoning LM on its text arithmetic items re-laid
+#   out as image arithmetic, each operand written as four copies of its digit token at the
+#   image-token positions (`[bos] a a a a plus b b b b is`, 11 input tokens, against
+#   `[bos] a plus b is`, 5): roughly what a merge could reach if the VLM's image tokens were
+#   exactly the digit tokens (other layouts, such as the digit token in the last of the four
+#   slots, score differently). Where the oracle is not above the VLM's own accuracy by the
+#   check's 3 s.e., the transfer check has no power on that seed;
 # * **bare perception**: the VLM naming an image without the "the digit" prefix
 #   (`[bos] <img>×4 is`; since the alignment stage this is one of the VLM's training contexts,
-#   here on the test images of the perception items);
-# * **skyline** (seed 0 only, to stay in the time budget): a copy of the VLM trained *directly*
-#   on image arithmetic, layers only, for a short budget.
+#   here on the test images of the perception items).
+#
+# (An earlier revision also had a "skyline", a copy of the VLM trained on image arithmetic
+# alone for 300 steps. It forgot perception and ended below the VLM it started from, so it
+# measured forgetting rather than what the architecture can learn; it was dropped. A fair one is
+# an exercise in the opener.)
 
 # %%
-SKY = {"small": {"steps": 300, "seeds": [0]}, "large": {"steps": 1200, "seeds": SEEDS}}[SCALE]
 probes = pd.DataFrame(
     [
         {
@@ -318,6 +323,7 @@ probes = pd.DataFrame(
             "oracle (reasoning LM, image layout)": probe_accuracy(
                 models[s]["reason"], suites[s], "oracle_mm"
             ),
+            "VLM, two-image arithmetic": acc["vlm"]["mm_reasoning"][SEEDS.index(s)],
             "VLM perception, template": acc["vlm"]["perception"][SEEDS.index(s)],
             "VLM perception, no prefix": probe_accuracy(
                 models[s]["vlm"], suites[s], "perception_bare"
@@ -326,38 +332,14 @@ probes = pd.DataFrame(
         for s in SEEDS
     ]
 ).set_index("seed")
-t_sky = time.perf_counter()
-sky = {
-    s: skyline(models[s]["vlm"], suites[s], SKY["steps"], 1e-3, "layers", seed=s)
-    for s in SKY["seeds"]
-}
-t_sky = time.perf_counter() - t_sky
 print(probes.round(3).to_string())
-print(
-    f"skyline: VLM trained on mm_reasoning for {SKY['steps']} steps (layers, lr 1e-3): "
-    + ", ".join(f"seed {s} {a:.3f}" for s, (a, _) in sky.items())
-    + f" ({t_sky:.0f} s)"
-)
 fig, ax = plt.subplots(figsize=plotting.figsize("single"))
 ax.axhspan(0.1 - band, 0.1 + band, color="0.85", label="chance ± 2 s.e.")
 xs = np.arange(len(probes.columns))
 for j, s in enumerate(SEEDS):
     ax.scatter(xs + 0.1 * (j - 1), probes.loc[s], s=18, label=f"seed {s}")
 ax.bar(xs, probes.mean(), color="none", edgecolor="k", width=0.5, label="mean")
-ax.scatter(
-    [len(xs)] * len(sky),
-    [a for a, _ in sky.values()],
-    marker="*",
-    s=60,
-    color="k",
-    label="skyline",
-)
-ax.set_xticks(
-    range(len(xs) + 1),
-    [c.replace(", ", ",\n").replace(" (", "\n(") for c in probes.columns]
-    + [f"skyline\n({SKY['steps']} steps)"],
-    fontsize=6,
-)
+ax.set_xticks(xs, [c.replace(", ", ",\n").replace(" (", "\n(") for c in probes.columns], fontsize=6)
 ax.set_ylabel("test accuracy")
 ax.set_ylim(0, 1.02)
 ax.legend(fontsize=6)
@@ -386,7 +368,7 @@ gain, gain_ctrl = mm - vlm_mm, mm_ctrl - vlm_mm
 oracle_text = probes["reasoning LM, text layout"].to_numpy()
 oracle_mm = probes["oracle (reasoning LM, image layout)"].to_numpy()
 bare = probes["VLM perception, no prefix"].to_numpy()
-sky_acc = float(np.mean([a for a, _ in sky.values()]))
+power = oracle_mm - vlm_mm  # > 3 s.e.: room for a merge to pass the check on that seed
 check = greater(3 * se, label=f"3 binomial s.e. of the difference (mean {3 * se.mean():.3f})")
 runtime_s = time.perf_counter() - t_start
 assert np.all(oracle_mm < oracle_text), (oracle_mm, oracle_text)  # the layout costs every seed
@@ -404,7 +386,7 @@ common = {
     "oracle: reasoning LM, image layout": float(oracle_mm.mean()),
     "VLM perception without 'the digit' (a trained context)": float(bare.mean()),
     "VLM single-step items, one image operand (trained)": float(single.mean()),
-    "skyline (seed 0)" if SCALE == "small" else "skyline": sky_acc,
+    **{f"oracle minus VLM, seed {s}": float(g) for s, g in zip(SEEDS, power, strict=True)},
 }
 statement = (
     "Merging the reasoning LM into the VLM (the merge chosen on val) raises test accuracy on "
@@ -421,11 +403,15 @@ claim(
     caveat="the val-chosen merge does not beat the VLM's arithmetic on images by 3 s.e. on "
     "every seed, also after the alignment stage (the issue's first fallback: the VLM also "
     f"trained on '<img> is d', {bare.mean():.3f}, and on single-step items with one image "
-    f"operand, {single.mean():.3f}). The design still cannot show transfer, a property of "
-    "the miniature, not evidence about the method: with its operands as perfect digit tokens "
-    f"in the image layout the reasoning LM falls from {oracle_text.mean():.3f} to "
-    f"{oracle_mm.mean():.3f} (oracle), and a VLM trained on image arithmetic itself reaches "
-    f"{sky_acc:.3f} (skyline)",
+    f"operand, {single.mean():.3f}). The test has little power here, a property of the "
+    "miniature, not evidence about the method: with its operands as perfect digit tokens in "
+    f"the image layout the reasoning LM falls from {oracle_text.mean():.3f} to "
+    f"{oracle_mm.mean():.3f} (one oracle), per seed "
+    + ", ".join(f"{o:.3f}" for o in oracle_mm)
+    + " against the VLM's own "
+    + ", ".join(f"{v:.3f}" for v in vlm_mm)
+    + f"; on {int((power <= 3 * se).sum())} seed(s) even perfect perception would not clear "
+    "the 3 s.e., so 'every seed' could not pass there",
     numbers=common,
     fmt=".3f",
 )
@@ -448,8 +434,10 @@ glue("perc_bare_max", float(bare.max()), display=False)
 glue("mm_single_vlm", float(single.mean()), display=False)
 glue("mm_single_min", float(single.min()), display=False)
 glue("mm_single_max", float(single.max()), display=False)
-glue("skyline_acc", sky_acc, display=False)
-glue("skyline_steps", SKY["steps"], display=False)
-glue("skyline_s", t_sky, display=False)
+for s, o, v in zip(SEEDS, oracle_mm, vlm_mm, strict=True):
+    glue(f"oracle_mm_s{s}", float(o), display=False)
+    glue(f"mm_vlm_s{s}", float(v), display=False)
+glue("no_power_seeds", int((power <= 3 * se).sum()), display=False)
+glue("se3_mean", float(3 * se.mean()), display=False)
 glue("runtime_s", runtime_s, display=False)
 print(f"runtime {runtime_s:.0f} s")

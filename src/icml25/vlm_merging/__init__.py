@@ -1,7 +1,7 @@
 """Bring Reason to Vision (Chen et al., ICML 2025) in miniature: merging a reasoning LM into a
 VLM built from the same base, and where perception and reasoning live in the layers."""
 
-from icml25.vlm_merging.analysis import image_token_alignment, layer_ablation
+from icml25.vlm_merging.analysis import ALIGN_POSITIONS, image_token_alignment, layer_ablation
 from icml25.vlm_merging.checkpoints import (
     MODEL_NAMES,
     RECIPES,
@@ -28,6 +28,7 @@ from icml25.vlm_merging.tasks import (
 )
 
 __all__ = [
+    "ALIGN_POSITIONS",
     "ALIGN_TASKS",
     "ALL_TASKS",
     "IMG",

@@ -19,7 +19,10 @@ from icml25.vlm_merging.merging import _same_keys, _state, layer_index
 from icml25.vlm_merging.model import _check_model, _check_suite, evaluate
 from icml25.vlm_merging.tasks import IMG, N_IMAGE_TOKENS, TASKS, VOCAB, digit_token
 
-__all__ = ["image_token_alignment", "layer_ablation"]
+__all__ = ["ALIGN_POSITIONS", "image_token_alignment", "layer_ablation"]
+
+ALIGN_POSITIONS = ("mean", "last", "is")
+"""Where :func:`image_token_alignment` reads the residual stream (see there)."""
 
 
 def layer_ablation(
@@ -51,17 +54,29 @@ def layer_ablation(
 
 
 @torch.no_grad()
-def image_token_alignment(model, suite, layer: int | None = None) -> np.ndarray:
+def image_token_alignment(
+    model, suite, layer: int | None = None, position: str = "mean"
+) -> np.ndarray:
     """Cosine similarities (10, 10): entry [i, j] compares the mean representation of images of
     digit i with that of the digit token j.
 
     ``layer=None``: projector outputs (mean over the 4 image tokens and the test images of a
     digit) against the token embeddings ``wte``. ``layer=l``: the residual stream after block l
-    (0-based) at the image tokens of "the digit <img> is" against that at the digit token of
-    "the digit j is"."""
+    (0-based) of "the digit <img> is" against that of "the digit j is", at ``position``:
+    ``"mean"`` averages the 4 image tokens (compared with the digit token), ``"last"`` takes the
+    last image token, the first that can attend to every patch under causal attention (against
+    the digit token), ``"is"`` the "is" token after the image (against "is" after the digit
+    token), where the model reads the answer. ``position`` other than ``"mean"`` needs a
+    ``layer``."""
     model, suite = _check_model(model), _check_suite(suite)
+    position = check_choice("position", position, ALIGN_POSITIONS)
     if layer is not None:
         layer = check_int("layer", layer, 0, model.n_layer - 1)
+    elif position != "mean":
+        raise ValueError(
+            f"position={position!r} needs a layer: the projector output (layer=None) has no "
+            "'is' token and is compared as the mean over the image tokens"
+        )
     idx = suite.split_index["test"]
     labels = suite.labels[idx]
     images = torch.as_tensor(suite.images[idx])[:, None]  # (N, 1, 1, 8, 8)
@@ -74,12 +89,17 @@ def image_token_alignment(model, suite, layer: int | None = None) -> np.ndarray:
         w = {t: VOCAB.index(t) for t in ("the", "digit", "is")}
         prompt = torch.tensor([0, w["the"], w["digit"], *[IMG] * N_IMAGE_TOKENS, w["is"]])
         ids = prompt.repeat(len(idx), 1)
-        h = model.hidden_states(ids, images)[layer + 1]  # (N, L, d)
-        img = h[:, 3 : 3 + N_IMAGE_TOKENS].mean(dim=1)
+        h = model.hidden_states(ids, images)[layer + 1]  # (N, 3 + n_img + 1, d)
         txt = torch.tensor(
             [[0, w["the"], w["digit"], int(digit_token(d)), w["is"]] for d in range(10)]
         )
-        tok = model.hidden_states(txt)[layer + 1][:, 3]
+        ht = model.hidden_states(txt)[layer + 1]  # (10, 5, d)
+        if position == "mean":
+            img, tok = h[:, 3 : 3 + N_IMAGE_TOKENS].mean(dim=1), ht[:, 3]
+        elif position == "last":
+            img, tok = h[:, 2 + N_IMAGE_TOKENS], ht[:, 3]
+        else:  # "is"
+            img, tok = h[:, 3 + N_IMAGE_TOKENS], ht[:, 4]
     model.train(was)
     means = torch.stack([img[torch.as_tensor(labels == d)].mean(dim=0) for d in range(10)])
     a = torch.nn.functional.normalize(means, dim=1)

@@ -19,6 +19,7 @@ import re
 import warnings
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import torch
 
 from icml25.common.checks import check_choice, check_int, check_real, check_seed
@@ -138,6 +139,10 @@ def merge(
         _same_keys(f"models[{i}]", sd, base, "base")
         _finite_same_dtype(f"models[{i}]", sd, base)
     _finite_same_dtype("base", base, base)
+    if isinstance(weights, np.ndarray):  # a 1-D array of weights is a sequence too
+        if weights.ndim != 1:
+            raise ValueError(f"weights must be 1-D, got an array of shape {weights.shape}")
+        weights = weights.tolist()
     if isinstance(weights, (str, bytes)) or not isinstance(weights, Sequence):
         raise TypeError(f"weights must be a sequence of numbers, got {type(weights).__name__}")
     w = [check_real(f"weights[{i}]", x) for i, x in enumerate(weights)]
