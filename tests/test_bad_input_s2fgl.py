@@ -104,6 +104,7 @@ ALL_SPECS: dict[str, Spec] = {
             "graph": BAD_GRAPH,
             "clients": st.one_of(BAD_CLIENTS, st.just(CLIENTS[:1])),
             "alpha": BAD_ALPHA,
+            "self_loops": st.sampled_from([1, "no", None]),
         },
         finite=True,
     ),

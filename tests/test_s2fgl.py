@@ -197,3 +197,13 @@ def test_acmgcn_filters_finite_on_valid_adj(graph):
     model = s2fgl.ACMGCN(c.x.shape[1], 8, 5)
     logits, h = model(torch.as_tensor(c.x, dtype=torch.float32), torch.as_tensor(c.adj))
     assert torch.isfinite(logits).all() and torch.isfinite(h).all()
+
+
+def test_label_disruption_code_propagation(graph):
+    """self_loops=False is the official code's D^-1 A: finite, and different from D~^-1 A~."""
+    clients = s2fgl.louvain_partition(graph, n_clients=5, seed=0, split=(0.2, 0.2, 0.6))
+    a = s2fgl.label_disruption(graph, clients)
+    b = s2fgl.label_disruption(graph, clients, self_loops=False)
+    assert a["dropped_share"] == b["dropped_share"]
+    assert np.isfinite(b["inertia_clients"]) and np.isfinite(b["inertia_graph"])
+    assert b["inertia_clients"] != pytest.approx(a["inertia_clients"], rel=1e-3)

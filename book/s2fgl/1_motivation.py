@@ -113,6 +113,16 @@ for seed in SEEDS:
     for k in rows:
         rows[k].append(per[k])
 R = {k: np.array(v) for k, v in rows.items()}  # (seeds, len(KS))
+# The official code's propagation D^-1 A has no self-loops; inertia at K = 10 with it:
+CODE_PPR = []
+for seed in SEEDS:
+    g = graph(seed)
+    d = label_disruption(g, louvain_partition(g, 10, seed=seed, split=SPLIT), self_loops=False)
+    CODE_PPR.append([d["inertia_clients"], d["inertia_graph"]])
+CODE_PPR = np.array(CODE_PPR)  # (seeds, 2): clients, whole graph
+print("inertia at K = 10 with the code's D^-1 A (clients, whole graph):", CODE_PPR.round(4))
+glue("inertia_code_c", float(CODE_PPR[:, 0].mean()), display=False)
+glue("inertia_code_g", float(CODE_PPR[:, 1].mean()), display=False)
 
 fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
 ax = axes[0]
@@ -195,6 +205,21 @@ for seed in SEEDS:
             eigs0, kl0, lf0 = eigs, kl, lf
 S = {k: np.array(v) for k, v in spec.items()}
 
+# The mean-KL threshold (0.09) was fixed on the regime-fixing seeds 100-102; their values:
+FIX_SEEDS = [100, 101, 102]
+fix = {"": [], "_c": []}
+for seed in FIX_SEEDS:
+    for tag, kw in (("", {}), ("_c", {"homophily_range": (0.5, 0.5)})):
+        clients = louvain_partition(graph(seed, **kw), K, seed=seed, split=SPLIT)
+        kl = spectral_stats(clients)[1]
+        fix[tag].append(kl[~np.eye(K, dtype=bool)].mean())
+FIX = {k: np.array(v) for k, v in fix.items()}
+glue("kl_mean_fix_min", float(FIX[""].min()), display=False)
+glue("kl_mean_fix_max", float(FIX[""].max()), display=False)
+glue("kl_mean_fix_c_min", float(FIX["_c"].min()), display=False)
+glue("kl_mean_fix_c_max", float(FIX["_c"].max()), display=False)
+glue("kl_mean_ratio", float((S["kl_mean"] / S["kl_mean_c"]).mean()), display=False)
+
 order = np.argsort(lf0)
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.8), gridspec_kw={"width_ratios": [1.2, 1.1, 1]})
 ax = axes[0]
@@ -224,7 +249,8 @@ plt.show()
 # frequency) is small for most pairs and large for a few. (b) The eigenvalue CDFs themselves
 # are close: in this generator a community's homophily changes *which* nodes are joined far
 # more than the graph's shape, so the spectra of the subgraphs differ only a little (the mean
-# KL is still about three times that of a constant-homophily control, see below). (c) What
+# KL is still {glue:text}`kl_mean_ratio:.1f` times that of a constant-homophily control on
+# average, see below). (c) What
 # differs strongly is where the **labels** sit on these graphs: the label frequency per client
 # spans a wide range, so what one client's GNN should smooth, another's should sharpen.
 
@@ -232,6 +258,20 @@ plt.show()
 print("max KL per seed      :", np.round(S["kl_max"], 3), " control:", np.round(S["kl_max_c"], 3))
 print("mean KL per seed     :", np.round(S["kl_mean"], 3), " control:", np.round(S["kl_mean_c"], 3))
 print("label-frequency span :", np.round(S["lf_span"], 3), " control:", np.round(S["lf_span_c"], 3))
+print(
+    "mean KL, seeds 100-102 (where the threshold 0.09 was fixed):",
+    np.round(FIX[""], 3),
+    " control:",
+    np.round(FIX["_c"], 3),
+)
+
+# %% [markdown]
+# The mean-KL check's threshold, 0.09, was set on the regime-fixing seeds 100–102, where the
+# graph's mean client-pair KL ranged from {glue:text}`kl_mean_fix_min:.3f` to
+# {glue:text}`kl_mean_fix_max:.3f` and the constant-homophily control's from
+# {glue:text}`kl_mean_fix_c_min:.3f` to {glue:text}`kl_mean_fix_c_max:.3f` (printed above):
+# 0.09 lies between the two ranges, above every control value, so seeds 100–102 alone give it;
+# the reported seeds 0–2 (the "mean KL per seed" line) are then checked against it.
 
 # %% [markdown]
 # ## Claim checks
@@ -270,8 +310,10 @@ claim(
     f"({R['inertia_c'][:, 2].mean():.4f} vs {R['inertia_g'][:, 2].mean():.4f}): "
     "with alpha = 0.85 the PPR walk stays within a hop, and a lost unlabelled neighbour raises "
     "the weight of the remaining labelled ones; label coverage falls only slightly "
-    f"({R['cover_c'][:, 2].mean():.4f} vs {R['cover_g'][:, 2].mean():.4f})",
-    numbers={"whole graph": R["inertia_g"][:, 2]},
+    f"({R['cover_c'][:, 2].mean():.4f} vs {R['cover_g'][:, 2].mean():.4f}); with the official "
+    "code's propagation D^-1 A (no self-loops) the clients stay higher "
+    f"({CODE_PPR[:, 0].mean():.4f} vs {CODE_PPR[:, 1].mean():.4f})",
+    numbers={"whole graph": R["inertia_g"][:, 2], "clients, code's D^-1 A": CODE_PPR[:, 0]},
     fmt=".4f",
 )
 claim(
@@ -297,6 +339,10 @@ claim(
     check=greater(0.09),
     control=("constant homophily 0.5", S["kl_mean_c"]),
     verdict="reproduced",
+    numbers={
+        "seeds 100-102 (threshold fixed)": FIX[""],
+        "control, seeds 100-102": FIX["_c"],
+    },
     fmt=".3f",
 )
 claim(

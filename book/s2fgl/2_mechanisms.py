@@ -63,6 +63,7 @@ from icml25.s2fgl import (
     client_update,
     codebook_kl_loss,
     frequency_alignment_loss,
+    knn_laplacian_bands,
     louvain_partition,
     make_csbm_communities,
     node_importance,
@@ -133,14 +134,25 @@ share_lab = c.train_mask[top].mean()
 print(
     f"{c.train_mask.mean():.0%} of client 0 is labelled; {share_lab:.0%} of its important nodes are"
 )
+lab_imp = []  # share of each client's labelled nodes that are important, over all clients
+for cl in clients0:
+    top_cl = np.argsort(-node_importance(cl.adj, cl.train_mask))[: len(cl.nodes) // 3]
+    lab_imp.append(np.isin(np.nonzero(cl.train_mask)[0], top_cl).mean())
+print(f"labelled nodes that are important, per client: {np.round(lab_imp, 2)}")
+glue("labelled_important", float(np.min(lab_imp)), display=False)
 
 # %% [markdown]
 # (a) Client 0's subgraph: big nodes are important. (b) Importance by rank, labelled nodes in
 # black: a labelled node has $P_{ii} \ge 1$ on itself, so every labelled node ranks above
 # every unlabelled one, and the top third is the labelled nodes plus their best-connected
-# neighbours. The official code takes prototypes from *all* top-ranked nodes with their true
-# labels (`data.y[top_indices]`), which uses the labels of unlabelled nodes; this book keeps
-# only the labelled ones.
+# neighbours. In this regime (20 % labelled, top third) **every labelled node is important**
+# on every client (the smallest share over the clients is
+# {glue:text}`labelled_important:.2f`): the repository's prototypes are plain class means over
+# all of a client's training nodes, and the PPR ranking only chooses FGMA's node set. In the
+# official code's setting (60 % labelled) the top third is a choice *among* labelled nodes.
+# The official code takes prototypes from *all* top-ranked nodes with their true labels
+# (`data.y[top_indices]`), which uses the labels of unlabelled nodes; this book keeps only the
+# labelled ones.
 #
 # ## The codebook and the size of each term
 #
@@ -211,43 +223,81 @@ print("FGMA / CE per round (from round 2):", np.round(ratio, 2))
 #
 # From the final global model of the run above, each client takes 5 local steps, once with
 # the cross-entropy alone (the local drift FedAvg lives with), once with S2FGL's loss, and
-# once with each term alone. Then both terms are measured between the local and the global
-# embeddings: FGMA (band form) on the important nodes, the codebook KL on all nodes.
+# once with each term alone. Then the drift is measured four ways. Two of them are the terms
+# themselves: FGMA (band form) on the important nodes and the codebook KL on all nodes; each
+# is what one of the terms optimises, so a term that lowers *its own* measure shows only that
+# the optimiser works. The other two are optimised by neither term: the share of the client's
+# **unlabelled** nodes on which the local model's predicted class differs from the global
+# model's (both S2FGL terms act on the embeddings $h$, not on the classifier that turns them
+# into predictions, and the cross-entropy sees only the labelled nodes), and the relative
+# parameter distance $\|\theta_k - \theta\| / \|\theta\|$.
 
 
 # %%
-def drift(seed):
+METHODS_D = ("fedavg", "s2fgl", "s2fgl-nlir", "s2fgl-fgma")
+
+
+def band_mse(hl, hg):
+    """Per-band MSE(U U^T H_l, U' U'^T H_g), (low, high), and the projections of client hl."""
+    ul, ug = knn_laplacian_bands(hl), knn_laplacian_bands(hg)
+    proj_l = [u @ (u.T @ hl) for u in ul]
+    proj_g = [u @ (u.T @ hg) for u in ug]
+    return (
+        [float(((a - b) ** 2).mean()) for a, b in zip(proj_l, proj_g, strict=True)],
+        proj_l,
+        proj_g,
+    )
+
+
+def drift(seed, hist=None):
     g, clients = setting(seed)
-    hist = run_federated("s2fgl", clients, rounds=CONFIG["rounds"], seed=seed)
+    if hist is None:
+        hist = run_federated("s2fgl", clients, rounds=CONFIG["rounds"], seed=seed)
     glob = ACMGCN(clients[0].x.shape[1], 64, 5)
     glob.load_state_dict(hist.extra["global_state"])
     cbk = hist.extra["codebook"]
-    out = {m: [] for m in ("fedavg", "s2fgl", "s2fgl-nlir", "s2fgl-fgma")}
-    for cl in clients:
+    out = {m: [] for m in METHODS_D}
+    proj = {}
+    theta = torch.cat([p.detach().flatten() for p in glob.parameters()])
+    for ci, cl in enumerate(clients):
         x, a = torch.as_tensor(cl.x), torch.as_tensor(cl.adj)
         imp = np.sort(np.argsort(-node_importance(cl.adj, cl.train_mask))[: len(cl.nodes) // 3])
+        unl = torch.as_tensor(~cl.train_mask)
         glob.eval()
         with torch.no_grad():
-            _, hg = glob(x, a)
+            lg, hg = glob(x, a)
         for m in out:
             torch.manual_seed(seed)
             loc = copy.deepcopy(glob)
             client_update(loc, glob, cl, m, local_steps=5, codebook=cbk)
             loc.eval()
             with torch.no_grad():
-                _, hl = loc(x, a)
+                ll, hl = loc(x, a)
+            (low, high), pl, pg = band_mse(hl[imp], hg[imp])
+            if ci == 0:
+                proj[m] = (pl, pg)
             out[m].append(
                 [
                     float(frequency_alignment_loss(hl[imp], hg[imp])),
                     float(codebook_kl_loss(hl, hg, cbk)),
+                    low,
+                    high,
+                    float((ll.argmax(1) != lg.argmax(1))[unl].float().mean()),
+                    float(
+                        (torch.cat([p.detach().flatten() for p in loc.parameters()]) - theta).norm()
+                        / theta.norm()
+                    ),
                 ]
             )
-    return {m: np.array(v).mean(0) for m, v in out.items()}
+    return {m: np.array(v).mean(0) for m, v in out.items()}, proj
 
 
-D = [drift(s) for s in SEEDS]
-fg = {m: np.array([d[m][0] for d in D]) for m in D[0]}
-kl = {m: np.array([d[m][1] for d in D]) for m in D[0]}
+D, PROJ = zip(*[drift(s, hist0 if s == SEEDS[0] else None) for s in SEEDS], strict=True)
+MEAS = {
+    name: {m: np.array([d[m][i] for d in D]) for m in METHODS_D}
+    for i, name in enumerate(("fgma", "kl", "low", "high", "disagree", "param"))
+}
+fg, kl, dis, par = MEAS["fgma"], MEAS["kl"], MEAS["disagree"], MEAS["param"]
 names = {"fedavg": "CE only", "s2fgl": "S2FGL", "s2fgl-nlir": "CE + KL", "s2fgl-fgma": "CE + FGMA"}
 cols = {
     "fedavg": "FedAvg",
@@ -255,10 +305,12 @@ cols = {
     "s2fgl-nlir": "S2FGL-NLIR",
     "s2fgl-fgma": "S2FGL-FGMA",
 }
-fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
+fig, axes = plt.subplots(1, 4, figsize=(14, 3.8))
 for ax, vals, lab in (
     (axes[0], fg, "FGMA(local, global), band form"),
     (axes[1], kl, "codebook KL(global || local)"),
+    (axes[2], dis, "unlabelled nodes, local pred. != global"),
+    (axes[3], par, r"$\|\theta_k - \theta\| / \|\theta\|$"),
 ):
     xs = np.arange(len(vals))
     ax.bar(
@@ -268,20 +320,96 @@ for ax, vals, lab in (
         capsize=4,
         color=[plotting.method_color(cols[m]) for m in vals],
     )
-    ax.set_xticks(xs, [names[m] for m in vals])
+    ax.set_xticks(xs, [names[m] for m in vals], rotation=20)
     ax.set(ylabel=lab, ylim=(0, None))
 plotting.panel_labels(axes)
-fig.suptitle("After 5 local steps, each term keeps its own quantity near the global model")
+fig.suptitle(
+    "After 5 local steps: each term's own measure (a, b), two that neither optimises (c, d)"
+)
 plt.show()
+for m in METHODS_D:
+    print(
+        f"{names[m]:10s} FGMA {fg[m].mean():.4f}  KL {kl[m].mean():.4f}  "
+        f"disagreement {dis[m].mean():.3f} ({(dis[m] / dis['fedavg']).mean():.2f} of CE only)  "
+        f"parameter distance {par[m].mean():.3f} ({(par[m] / par['fedavg']).mean():.2f})"
+    )
 
 # %% [markdown]
 # Mean ± sd over the seeds of the clients' mean. (a) FGMA after 5 local steps: with the
 # cross-entropy alone the local embeddings drift away from the global ones in both frequency
-# bands; the FGMA term (alone or in S2FGL) keeps them close, the KL term alone only halves
-# the drift.
-# (b) The codebook KL is small in every case (the codebook entries are far apart, so the soft
-# assignments move little); the KL term (alone or in S2FGL) cuts it to about a seventh of the
-# cross-entropy-only value, FGMA alone by about a third.
+# bands; the FGMA term (alone or in S2FGL) keeps them close. This panel is self-referential:
+# FGMA is the quantity S2FGL minimises. (b) The codebook KL, likewise the quantity the KL term
+# minimises. (c) A measure neither term optimises: with the cross-entropy alone the local and
+# the global model predict different classes on a share {glue:text}`dis_ce:.2f` of the
+# client's unlabelled nodes; S2FGL brings it to {glue:text}`dis_s2fgl:.2f`, and most of that
+# hold comes from the codebook KL (CE + KL: {glue:text}`dis_nlir:.2f`). FGMA alone, which cuts
+# its own measure (a) to {glue:text}`fgma_self_ratio:.3f` of the cross-entropy-only value,
+# leaves {glue:text}`dis_fgma:.2f`. (d) The parameter distance, also optimised by neither term,
+# tells the other side: FGMA alone keeps {glue:text}`par_fgma_ratio:.2f` of the
+# cross-entropy-only distance, the KL term alone {glue:text}`par_nlir_ratio:.2f`. So FGMA holds
+# the parameters and the embeddings' band projections near the global model but hardly the
+# predictions; the codebook KL holds the predictions. The claim checks at the end test the
+# hold on (c), where FGMA's own measure cannot vouch for it.
+#
+# ## The two frequency bands, one client
+#
+# FGMA sums two bands. Here they are apart, for client 0 of seed {glue:text}`proj_seed:.0f`:
+# the projections $U_b U_b^\top H_l$ of the local embeddings after the 5 local steps (CE only,
+# and S2FGL) against the global model's $U'_b U_b'^\top H_g$, for the low band (the 10
+# smoothest eigenvectors of the important nodes' 3-NN graph) and the high band (the 10 least
+# smooth), in the first two principal components of the global projection; lines join a
+# node's local and global projection. The bars give each band's MSE over all clients and
+# seeds.
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
+for ax, b, title in ((axes[0], 0, "low band"), (axes[1], 1, "high band")):
+    pg = PROJ[0]["fedavg"][1][b].numpy()
+    pca_b = PCA(2).fit(pg)
+    zg = pca_b.transform(pg)
+    ax.scatter(zg[:, 0], zg[:, 1], s=28, color="0.3", label="global", zorder=3)
+    for m, mk in (("fedavg", "o"), ("s2fgl", "^")):
+        zl = pca_b.transform(PROJ[0][m][0][b].numpy())
+        col = plotting.method_color(cols[m])
+        ax.scatter(zl[:, 0], zl[:, 1], s=22, marker=mk, color=col, label=f"local, {names[m]}")
+        for p_, q_ in zip(zg, zl, strict=True):
+            ax.plot([p_[0], q_[0]], [p_[1], q_[1]], color=col, lw=0.5, alpha=0.6)
+    ax.set(xlabel="PC 1 of the global projection", ylabel="PC 2", title=title)
+    ax.legend(fontsize=7)
+ax = axes[2]
+xs = np.arange(2)
+for j, m in enumerate(("fedavg", "s2fgl-nlir", "s2fgl")):
+    v = [MEAS["low"][m], MEAS["high"][m]]
+    ax.bar(
+        xs + (j - 1) * 0.27,
+        [u.mean() for u in v],
+        0.27,
+        yerr=[u.std() for u in v],
+        capsize=3,
+        color=plotting.method_color(cols[m]),
+        label=names[m],
+    )
+ax.set_xticks(xs, ["low band", "high band"])
+ax.set(ylabel="MSE of the band projections", ylim=(0, None))
+ax.legend(fontsize=8)
+plotting.panel_labels(axes)
+fig.suptitle("Local vs global embeddings in the low and high frequency bands")
+plt.show()
+for m in ("fedavg", "s2fgl-nlir", "s2fgl"):
+    print(
+        f"{names[m]:10s} low band {MEAS['low'][m].mean():.4f}  "
+        f"high band {MEAS['high'][m].mean():.4f}"
+    )
+
+# %% [markdown]
+# (a, b) Lines join a node's local projection to its global one: long lines are drift. (c) Over
+# all clients and seeds the low band's MSE is {glue:text}`band_low_ce:.3f` with the
+# cross-entropy alone and {glue:text}`band_low_s2fgl:.4f` with S2FGL; the high band's
+# {glue:text}`band_high_ce:.4f` and {glue:text}`band_high_s2fgl:.4f`. The cross-entropy-only
+# drift sits almost entirely in the low band (the smooth, cluster-level directions of the
+# embeddings), and that is the band the alignment pulls back. Like panel (a) of the previous
+# figure, these are the two halves of the quantity S2FGL minimises, shown to open the term, not
+# as evidence that it helps.
 #
 # ## Band form or eigenvector pairs?
 #
@@ -337,16 +465,54 @@ print("pairs loss at near-equality:", pairs)
 
 # %%
 runtime_s = time.perf_counter() - t_start
+dis_ratio = {m: dis[m] / dis["fedavg"] for m in METHODS_D}
+par_ratio = {m: par[m] / par["fedavg"] for m in METHODS_D}
 claim(
     "s2fgl/2_mechanisms/fgma_holds_drift",
     "Five local steps with S2FGL's loss leave the local embeddings closer to the global ones "
-    "(FGMA, band form) than cross-entropy alone: at most a fifth of the drift",
+    "than cross-entropy alone, measured by FGMA itself (band form): at most a fifth of the drift",
     paper="frequency alignment mitigates spectral client drift (Sec. 4.2)",
     value=fg["s2fgl"] / fg["fedavg"],
     check=less(0.2),
     control=("CE + codebook KL (no FGMA)", fg["s2fgl-nlir"] / fg["fedavg"]),
-    verdict="reproduced",
+    verdict="illustrated",
+    caveat="self-referential: the drift is measured by the FGMA term that S2FGL minimises, so "
+    "the check shows that the optimiser works; see the two prediction-disagreement checks",
     numbers={"FGMA, CE only": fg["fedavg"], "FGMA, S2FGL": fg["s2fgl"]},
+    fmt=".3f",
+)
+claim(
+    "s2fgl/2_mechanisms/s2fgl_holds_predictions",
+    "Five local steps with S2FGL's loss keep the local predictions on the client's unlabelled "
+    "nodes near the global model's (a measure neither term optimises): at most half the "
+    "cross-entropy-only disagreement",
+    paper="S2FGL's terms mitigate client drift (Sec. 4)",
+    value=dis_ratio["s2fgl"],
+    check=less(0.5),
+    control=("CE + FGMA (no codebook KL)", dis_ratio["s2fgl-fgma"]),
+    verdict="reproduced",
+    numbers={
+        "disagreement, CE only": dis["fedavg"],
+        "disagreement, S2FGL": dis["s2fgl"],
+        "ratio, CE + KL": dis_ratio["s2fgl-nlir"],
+    },
+    fmt=".3f",
+)
+claim(
+    "s2fgl/2_mechanisms/fgma_alone_holds_predictions",
+    "The frequency alignment alone (CE + FGMA) keeps the local predictions on unlabelled nodes "
+    "near the global model's: at most half the cross-entropy-only disagreement",
+    paper="frequency alignment mitigates spectral client drift (Sec. 4.2)",
+    value=dis_ratio["s2fgl-fgma"],
+    check=less(0.5),
+    verdict="not reproduced",
+    caveat=f"CE + FGMA keeps {dis_ratio['s2fgl-fgma'].mean():.2f} of the cross-entropy-only "
+    "disagreement while it cuts its own measure to "
+    f"{(fg['s2fgl-fgma'] / fg['fedavg']).mean():.3f}; "
+    f"the codebook KL alone keeps {dis_ratio['s2fgl-nlir'].mean():.2f}. FGMA does hold the "
+    f"parameters ({par_ratio['s2fgl-fgma'].mean():.2f} of the CE-only distance, KL alone "
+    f"{par_ratio['s2fgl-nlir'].mean():.2f}), but not the predictions",
+    numbers={"parameter distance ratio, CE + FGMA": par_ratio["s2fgl-fgma"]},
     fmt=".3f",
 )
 claim(
@@ -373,6 +539,17 @@ claim(
 )
 glue("fgma_ce_ratio_r2", float(ratio[0]), display=False)
 glue("fgma_ce_ratio_last", float(ratio[-1]), display=False)
+glue("dis_ce", float(dis["fedavg"].mean()), display=False)
+glue("dis_s2fgl", float(dis["s2fgl"].mean()), display=False)
+glue("dis_nlir", float(dis["s2fgl-nlir"].mean()), display=False)
+glue("dis_fgma", float(dis["s2fgl-fgma"].mean()), display=False)
+glue("fgma_self_ratio", float((fg["s2fgl-fgma"] / fg["fedavg"]).mean()), display=False)
+glue("par_fgma_ratio", float(par_ratio["s2fgl-fgma"].mean()), display=False)
+glue("par_nlir_ratio", float(par_ratio["s2fgl-nlir"].mean()), display=False)
+glue("proj_seed", float(SEEDS[0]), display=False)
+for band in ("low", "high"):
+    glue(f"band_{band}_ce", float(MEAS[band]["fedavg"].mean()), display=False)
+    glue(f"band_{band}_s2fgl", float(MEAS[band]["s2fgl"].mean()), display=False)
 glue("drift_ce", float(fg["fedavg"].mean()), display=False)
 glue("drift_s2fgl", float(fg["s2fgl"].mean()), display=False)
 glue("disconnected", float(zeros.mean()), display=False)

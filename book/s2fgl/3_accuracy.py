@@ -24,7 +24,8 @@
 # (codebook KL + FGMA), and its two halves **S2FGL-NLIR** (codebook KL only) and
 # **S2FGL-FGMA** (FGMA only), all with the paper's weights $w_\text{KL} = 5$,
 # $w_\text{FGMA} = 1$; and S2FGL once more with the weights picked on the validation nodes
-# of seeds 100–102 (never on the reported seeds 0–2), from a grid of four pairs.
+# of seeds 100–102 (never on the reported seeds 0–2), from a grid of three pairs (the paper's
+# pair, the worst of four there when the grid was first run, is left out to save time).
 #
 # The regime (20 % labelled nodes per client, feature signal σ = 0.35, 25 % inter-community
 # partners, N = 1000, K = 10) was fixed on seeds 100–102 too.
@@ -49,6 +50,7 @@ if "google.colab" in sys.modules:
     )
 
 # %%
+import dataclasses
 import time
 
 import matplotlib.pyplot as plt
@@ -71,7 +73,9 @@ DATA = {"p_inter": 0.25, "feat_signal": 0.35}
 SPLIT = (0.2, 0.2, 0.6)
 K = 10
 PAPER_WEIGHTS = (5.0, 1.0)
-GRID = [(5.0, 1.0), (5.0, 0.1), (5.0, 0.01), (1.0, 0.1)]  # (w_KL, w_FGMA) candidates
+# (w_KL, w_FGMA) candidates; the paper's (5, 1) scored lowest of four on seeds 100-102 when the
+# grid was first run, and is left out to pay for notebook 3's control (it runs on seeds 0-2)
+GRID = [(5.0, 0.1), (5.0, 0.01), (1.0, 0.1)]
 TUNING_SEEDS = [100, 101, 102]
 SEEDS = CONFIG["seeds"]
 
@@ -79,6 +83,13 @@ SEEDS = CONFIG["seeds"]
 def setting(seed):
     g = make_csbm_communities(n_nodes=CONFIG["n_nodes"], seed=seed, **DATA)
     return louvain_partition(g, K, seed=seed, split=SPLIT)
+
+
+def permuted_labels(clients, seed):
+    """The control: every client renames its classes by its own random permutation, so the
+    clients share graphs and features but no label semantics (federation should not help)."""
+    rng = np.random.default_rng(seed)
+    return [dataclasses.replace(c, y=rng.permutation(int(c.y.max()) + 1)[c.y]) for c in clients]
 
 
 # %% [markdown]
@@ -114,12 +125,17 @@ RUNS = {
     "S2FGL (w tuned)": ("s2fgl", TUNED_WEIGHTS),
 }
 H = {name: [] for name in RUNS}
+H_PERM = []  # the control: FedAvg on per-client permuted label ids, the same 20 rounds
 for seed in tqdm(SEEDS):
     clients = setting(seed)
     for name, (method, w) in RUNS.items():
         H[name].append(
             run_federated(method, clients, rounds=CONFIG["rounds"], weights=w, seed=seed)
         )
+    H_PERM.append(
+        run_federated("fedavg", permuted_labels(clients, seed), rounds=CONFIG["rounds"], seed=seed)
+    )
+ACC_PERM = np.array([h.accuracy for h in H_PERM])
 ACC = {name: np.array([h.accuracy for h in hs]) for name, hs in H.items()}  # (seeds, rounds)
 FINAL = {name: a[:, -5:].mean(1) for name, a in ACC.items()}  # mean of the last 5 rounds
 
@@ -132,6 +148,7 @@ for name, a in ACC.items():
     col = COLORS[name]
     ax.plot(r, a.mean(0), style, color=col, label=name, lw=1.6)
     ax.fill_between(r, a.min(0), a.max(0), color=col, alpha=0.12)
+ax.plot(r, ACC_PERM.mean(0), ":", color="0.35", label="FedAvg, permuted labels (control)", lw=1.4)
 ax.axhline(0.2, color="0.5", lw=0.8, ls=":", label="chance (5 classes)")
 ax.set(xlabel="round", ylabel="pooled test accuracy", ylim=(0, 1), xticks=r[::2])
 ax.legend(ncol=2, fontsize=8)
@@ -141,8 +158,10 @@ plt.show()
 # %% [markdown]
 # Mean over the seeds (lines) and their range (bands); chance is 0.2. Local-only training
 # has 20 labelled nodes per client and sees no other client. The dashed lines are S2FGL's two
-# halves and S2FGL with the weights picked on seeds 100–102. On those tuning seeds the
-# codebook KL alone tracked FedAvg and FGMA at the paper's weight 1 pulled accuracy down:
+# halves and S2FGL with the weights picked on seeds 100–102; the dotted grey line is the
+# control of the claim check below (FedAvg on per-client permuted label ids). When the grid
+# was first run on the tuning seeds, the codebook KL alone tracked FedAvg and FGMA at the
+# paper's weight 1 pulled accuracy down:
 # FGMA is several times the cross-entropy (notebook 2) and holds every local model on the
 # global embeddings of the round. The table gives the reported seeds' numbers.
 
@@ -181,23 +200,35 @@ for lab, d in (
 # %% [markdown]
 # ## Claim checks
 #
-# Federation helps here (FedAvg and FedProx beat local-only; control: the global model after
-# its first round). The paper's claim, S2FGL beating FedAvg, is checked seed by seed; it is
+# Federation helps here: FedAvg and FedProx beat local-only training. The control gets the
+# same 20 rounds of FedAvg on the same graphs and features, but every client renames its
+# classes by its own random permutation, so there is no shared label meaning to pool: if
+# FedAvg beat local training there too, the gain would come from the extra averaging or the
+# budget, not from federation. (Local-only training does not care about the names; the
+# control is compared with the same local-only runs.) The 5-point margin and this control were
+# checked on seeds 100–102, with a separate script, before the reported seeds ran: the
+# permuted-label FedAvg fell far below local-only training there. The paper's claim, S2FGL
+# beating FedAvg, is checked seed by seed; it is
 # asserted as reproduced only if its 95 % interval excludes 0 from above.
 
 # %%
 runtime_s = time.perf_counter() - t_start
 fed_gain = (FINAL["FedAvg"] + FINAL["FedProx"]) / 2 - FINAL["local"]
-first_round = (ACC["FedAvg"][:, 0] + ACC["FedProx"][:, 0]) / 2 - FINAL["local"]
+perm_gain = ACC_PERM[:, -5:].mean(1) - FINAL["local"]
 claim(
     "s2fgl/3_accuracy/federation_beats_local",
     "FedAvg and FedProx (their mean) beat local-only training by more than 5 points",
     paper="FL baselines beat local training (main table)",
     value=fed_gain,
     check=greater(0.05),
-    control=("the global model after round 1", first_round),
+    control=("FedAvg on per-client permuted label ids, 20 rounds", perm_gain),
     verdict="reproduced",
-    numbers={"local": FINAL["local"], "FedAvg": FINAL["FedAvg"], "FedProx": FINAL["FedProx"]},
+    numbers={
+        "local": FINAL["local"],
+        "FedAvg": FINAL["FedAvg"],
+        "FedProx": FINAL["FedProx"],
+        "FedAvg, permuted labels": ACC_PERM[:, -5:].mean(1),
+    },
     fmt=".3f",
 )
 m, h = t_interval(diff)
@@ -237,6 +268,7 @@ for name, v in FINAL.items():
     key = name.lower().replace(" (w tuned)", "_tuned").replace("-", "_")
     glue(f"acc_{key}", float(v.mean()), display=False)
     glue(f"sd_{key}", float(v.std(ddof=1)), display=False)
+glue("acc_fedavg_perm", float(ACC_PERM[:, -5:].mean()), display=False)
 glue("diff_fedavg", m, display=False)
 glue("diff_fedavg_ci", h, display=False)
 glue("diff_tuned", mt, display=False)

@@ -33,9 +33,14 @@ def _check_adj(adj: object) -> np.ndarray:
     return a
 
 
-def _propagation(a: np.ndarray, alpha: float) -> np.ndarray:
-    at = a + np.eye(a.shape[0])
-    w = at / at.sum(1, keepdims=True)
+def _propagation(a: np.ndarray, alpha: float, self_loops: bool = True) -> np.ndarray:
+    """(I - (1 - alpha) W)^-1 with W = D~^-1 (A + I), or the official code's D^-1 A (degree
+    + 1e-6, no self-loops) when ``self_loops`` is False."""
+    if self_loops:
+        at = a + np.eye(a.shape[0])
+        w = at / at.sum(1, keepdims=True)
+    else:
+        w = a / (a.sum(1, keepdims=True) + 1e-6)
     return np.linalg.inv(np.eye(a.shape[0]) - (1.0 - alpha) * w)
 
 
@@ -109,7 +114,9 @@ def spectral_stats(
     return eigs, kl
 
 
-def label_disruption(graph: GraphData, clients: list[ClientData], alpha: float = 0.85) -> dict:
+def label_disruption(
+    graph: GraphData, clients: list[ClientData], alpha: float = 0.85, self_loops: bool = True
+) -> dict:
     """Dropped-edge share and the structure inertia of unlabelled nodes, whole graph vs clients.
 
     Structure inertia of node i: max_j alpha P_ij t_j (PPR from i to its strongest labelled
@@ -117,10 +124,13 @@ def label_disruption(graph: GraphData, clients: list[ClientData], alpha: float =
     own subgraphs (cross-client edges gone). Returns ``dropped_share``, ``n_edges``,
     ``n_dropped``, ``inertia_graph``, ``inertia_clients`` (means over unlabelled nodes) and
     ``coverage_graph``/``coverage_clients`` (sum_j alpha P_ij t_j, same nodes).
+    ``self_loops=False`` uses the official code's propagation D^-1 A (no self-loops).
     """
     graph = checks.check_instance("graph", graph, GraphData)
     clients = _check_clients(clients)
     alpha = checks.check_real("alpha", alpha, 0.0, 1.0, low_open=True, high_open=True)
+    if not isinstance(self_loops, bool):
+        raise TypeError(f"self_loops must be a bool, got {type(self_loops).__name__}")
     n = graph.n_nodes
     nodes = np.concatenate([c.nodes for c in clients])
     if len(nodes) != n or len(np.unique(nodes)) != n or nodes.min() < 0 or nodes.max() >= n:
@@ -131,12 +141,12 @@ def label_disruption(graph: GraphData, clients: list[ClientData], alpha: float =
     a = np.zeros((n, n))
     a[graph.edges[:, 0], graph.edges[:, 1]] = 1.0
     a = a + a.T
-    p = alpha * _propagation(a, alpha) * train[None, :]
+    p = alpha * _propagation(a, alpha, self_loops) * train[None, :]
     unl = ~train
     kept = sum(int(c.adj.sum()) // 2 for c in clients)
     inert_c, cover_c = [], []
     for c in clients:
-        pc = alpha * _propagation(c.adj.astype(float), alpha) * c.train_mask[None, :]
+        pc = alpha * _propagation(c.adj.astype(float), alpha, self_loops) * c.train_mask[None, :]
         inert_c.append(pc.max(1)[~c.train_mask])
         cover_c.append(pc.sum(1)[~c.train_mask])
     n_edges = int(len(graph.edges))
