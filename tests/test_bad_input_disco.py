@@ -40,6 +40,25 @@ def _model():
     return dc.build_title_vlm(_split(), seed=0, cnn_width=4, n_embd=8)
 
 
+_CKPT_CONFIG = {"n_movies": 4, "n_eval": 2, "epochs": 1, "cnn_width": 4, "n_embd": 8}
+
+
+@cache
+def _ckpt_dir():
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="disco-ckpt-")
+
+
+@cache
+def _saved_ckpt_dir():
+    import tempfile
+
+    d = tempfile.mkdtemp(prefix="disco-ckpt-saved-")
+    dc.save_trained(_model(), {"loss": [1.0], "n_sequences": 1}, _CKPT_CONFIG, "small", 0, d)
+    return d
+
+
 def _frames():
     return _split().eval.frames[:2]
 
@@ -146,6 +165,53 @@ SPECS: dict[str, Spec] = {
         {"device": st.sampled_from([3, "not-a-device", ["cpu"]])},
         free=("self",),
     ),
+    f"{P}.checkpoint_path": Spec(
+        dc.checkpoint_path,
+        lambda: {"scale": "small", "seed": 3, "directory": _ckpt_dir()},
+        {
+            "scale": bad_choice(("small", "large")),
+            "seed": bad_seed(),
+            "directory": st.sampled_from([3, ["a"], b"x"]),
+        },
+    ),
+    f"{P}.save_trained": Spec(
+        dc.save_trained,
+        lambda: {
+            "model": _model(),
+            "history": {"loss": [1.0], "n_sequences": 1},
+            "config": _CKPT_CONFIG,
+            "scale": "small",
+            "seed": 0,
+            "directory": _ckpt_dir(),
+        },
+        {
+            "model": not_a(object()),
+            "history": st.sampled_from([None, [1.0], {"losses": [1.0]}]),
+            "config": st.sampled_from([None, {"n_movies": 4}, [1, 2]]),
+            "scale": bad_choice(("small", "large")),
+            "seed": bad_seed(),
+            "directory": st.sampled_from([3, ["a"]]),
+        },
+    ),
+    f"{P}.load_trained": Spec(
+        dc.load_trained,
+        lambda: {
+            "model": dc.build_title_vlm(_split(), seed=0, cnn_width=4, n_embd=8),
+            "config": _CKPT_CONFIG,
+            "scale": "small",
+            "seed": 0,
+            "directory": _saved_ckpt_dir(),
+        },
+        {
+            "model": not_a(object()),
+            "config": st.sampled_from(
+                [None, {"n_movies": 4}, [1, 2], {**_CKPT_CONFIG, "epochs": 2}]
+            ),
+            "scale": bad_choice(("small", "large")),
+            "seed": bad_seed(),
+            "directory": st.sampled_from([3, ["a"]]),
+        },
+    ),
     f"{P}.prepare_runs": Spec(
         dc.prepare_runs,
         lambda: {
@@ -166,6 +232,7 @@ SPECS: dict[str, Spec] = {
             ),
             "device": BAD_DEVICE,
             "progress": st.sampled_from([1, "yes", None]),
+            "pretrained": st.sampled_from([1, "yes", None]),
             "n_movies": not_none(bad_int(4)),
             "n_eval": not_none(bad_int(1)),
             "epochs": not_none(bad_int(1)),

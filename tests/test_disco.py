@@ -261,3 +261,40 @@ def test_text_errors_name_the_argument():
     y = np.array([False, True, False, True])
     assert dc.detection_auc([0.1, 0.9, 0.2, 0.8], y) == 1.0
     assert dc.detection_auc([0.1, 0.9, 0.2, 0.8], list(y)) == 1.0
+
+
+def test_checkpoints_round_trip_and_guard(tmp_path):
+    over = {"n_movies": 4, "n_eval": 2, "epochs": 1, "cnn_width": 4, "n_embd": 8}
+    cfg, runs = dc.prepare_runs("small", seeds=(0,), device="cpu", progress=False, **over)
+    run = runs[0]
+    path = dc.save_trained(run.model, run.history, cfg, "small", 0, tmp_path)
+    assert path == dc.checkpoint_path("small", 0, tmp_path) and path.exists()
+    fresh = dc.build_title_vlm(run.split, seed=0, cnn_width=4, n_embd=8, device="cpu")
+    history = dc.load_trained(fresh, cfg, "small", 0, tmp_path)
+    assert history["loss"] == pytest.approx(run.history["loss"])
+    for (k, a), b in zip(
+        run.model.net.state_dict().items(), fresh.net.state_dict().values(), strict=True
+    ):
+        assert torch.equal(a, b), k
+    frames = run.split.eval.frames[:3]
+    assert np.array_equal(
+        run.model.title_logprob(frames, [m.title for m in run.split.movies[:3]]),
+        fresh.title_logprob(frames, [m.title for m in run.split.movies[:3]]),
+    )
+    with pytest.raises(ValueError, match="does not match"):
+        dc.load_trained(fresh, {**cfg, "epochs": 2}, "small", 0, tmp_path)
+    with pytest.raises(FileNotFoundError, match="icml25.disco.checkpoints"):
+        dc.load_trained(fresh, cfg, "small", 1, tmp_path)
+
+
+def test_committed_checkpoints_are_what_training_gives():
+    """The committed models of the reported seeds fit the current settings and code: same
+    config, same architecture, and the first epoch of a fresh training of seed 3 repeats the
+    stored batch losses (a change to the world, the model or the training shows up here)."""
+    cfg = dc.RUN_CONFIGS["small"]
+    for seed in cfg["seeds"]:
+        assert dc.checkpoint_path("small", seed).exists(), seed
+    _, loaded = dc.prepare_runs("small", seeds=(3,), device="cpu", progress=False, pretrained=True)
+    _, fresh = dc.prepare_runs("small", seeds=(3,), device="cpu", progress=False, epochs=1)
+    n = len(fresh[0].history["loss"])
+    assert loaded[0].history["loss"][:n] == pytest.approx(fresh[0].history["loss"], rel=1e-4)

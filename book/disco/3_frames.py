@@ -56,10 +56,11 @@ SCALE = setup(seed=0)
 
 # %% [markdown]
 # The seeds, the split and both models of every seed come from `prepare_runs`, the set-up
-# shared with notebook 2 (same settings, same seeds, so the same trained models).
+# shared with notebook 2 (same settings, same seeds, so the same trained models; at `small`
+# scale their weights are read from `data/disco/`, see notebook 2).
 
 # %%
-CONFIG, seed_runs = prepare_runs(SCALE)
+CONFIG, seed_runs = prepare_runs(SCALE, pretrained=SCALE == "small")
 print(SCALE, get_device(), CONFIG)
 runs = []
 for sr in seed_runs:

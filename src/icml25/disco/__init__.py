@@ -8,9 +8,12 @@ free-form answers, on MovieTection-Synth (synthetic movies, no real frame or tit
 * scores: :func:`match_title`, :func:`disco_scores` (DIS-CO, ⌊DIS-CO⌋), :func:`mcqa_scores`,
   :func:`mia_scores` (perplexity, Min-K%), :func:`oracle_scores`, :func:`detection_auc`;
 * experiment: :func:`prepare_runs` (the per-seed set-up of notebooks 2 and 3, :class:`SeedRun`,
-  :data:`RUN_CONFIGS`).
+  :data:`RUN_CONFIGS`);
+* checkpoints: :func:`save_trained`, :func:`load_trained`, :func:`checkpoint_path` (the committed
+  trained models of the reported seeds, ``data/disco/``).
 """
 
+from icml25.disco.checkpoints import checkpoint_path, load_trained, save_trained
 from icml25.disco.experiment import RUN_CONFIGS, SeedRun, prepare_runs
 from icml25.disco.model import TitleVLM, build_title_vlm, train_title_vlm
 from icml25.disco.scores import (
@@ -54,9 +57,11 @@ __all__ = [
     "all_scores",
     "build_title_vlm",
     "caption",
+    "checkpoint_path",
     "detection_auc",
     "disco_scores",
     "frame_hits",
+    "load_trained",
     "make_movies",
     "make_split",
     "match_title",
@@ -66,5 +71,6 @@ __all__ = [
     "oracle_scores",
     "prepare_runs",
     "render_frame",
+    "save_trained",
     "train_title_vlm",
 ]

@@ -15,6 +15,7 @@ import torch
 
 from icml25.common.checks import check_choice, check_int, check_seed
 from icml25.common.runtime import SCALES
+from icml25.disco.checkpoints import load_trained
 from icml25.disco.model import TitleVLM, _check_device, build_title_vlm, train_title_vlm
 from icml25.disco.world import Split, make_movies, make_split
 
@@ -63,6 +64,7 @@ def prepare_runs(
     device: str | torch.device | None = None,
     progress: bool = True,
     *,
+    pretrained: bool = False,
     n_movies: int | None = None,
     n_eval: int | None = None,
     epochs: int | None = None,
@@ -76,7 +78,11 @@ def prepare_runs(
     seed=s, cnn_width, n_embd, device)`` and a second one of the same seed trained with
     ``train_title_vlm(..., epochs, seed=s)``. ``n_movies``, ``n_eval``, ``epochs``,
     ``cnn_width`` and ``n_embd``, when given, replace the scale's settings (unit tests use tiny
-    ones). ``device`` defaults to :func:`~icml25.common.runtime.get_device`.
+    ones). ``device`` defaults to :func:`~icml25.common.runtime.get_device`. With
+    ``pretrained=True`` the trained model's weights and history are read from the committed
+    checkpoint of the seed (:func:`~icml25.disco.checkpoints.load_trained`: the same model this
+    function would train, saved by ``python -m icml25.disco.checkpoints``) instead of training;
+    a checkpoint that is absent or was trained with other settings raises.
 
     Returns:
         ``(config, runs)``: the configuration used (a new dict, ``seeds`` included) and the runs
@@ -104,6 +110,8 @@ def prepare_runs(
         device = _check_device(device)
     if not isinstance(progress, bool):
         raise TypeError(f"progress must be a bool, got {type(progress).__name__}")
+    if not isinstance(pretrained, bool):
+        raise TypeError(f"pretrained must be a bool, got {type(pretrained).__name__}")
     width = {"cnn_width": config["cnn_width"], "n_embd": config["n_embd"], "device": device}
     seq = config["seeds"]
     if progress:
@@ -116,6 +124,11 @@ def prepare_runs(
         split = make_split(movies, n_eval=config["n_eval"], seed=seed)
         untrained = build_title_vlm(split, seed=seed, **width)
         model = build_title_vlm(split, seed=seed, **width)
-        history = train_title_vlm(model, split, epochs=config["epochs"], seed=seed, progress=False)
+        if pretrained:
+            history = load_trained(model, config, scale, seed)
+        else:
+            history = train_title_vlm(
+                model, split, epochs=config["epochs"], seed=seed, progress=False
+            )
         runs.append(SeedRun(seed, split, untrained, model, history))
     return config, runs
