@@ -7,6 +7,7 @@ import pytest
 
 from icml25.graphfilter import (
     build_graph,
+    evaluate_sft,
     evaluate_subset,
     graphfilter,
     grow_pool,
@@ -144,3 +145,36 @@ def test_grow_pool():
     assert len(big) == 50 and big[:10] == pairs
     assert all(len(x.split()) < 4 and len(y.split()) < 5 for x, y in big[10:])
     assert big == grow_pool(pairs, 50, seed=3)
+
+
+FACTS = [
+    ("what is red", "red is a colour"),
+    ("what is an apple", "an apple is a fruit"),
+    ("what is an oak", "an oak is a tree"),
+    ("what is a cat", "a cat is an animal"),
+    ("what is a rose", "a rose is a flower"),
+    ("what is iron", "iron is a metal"),
+    ("what is a pear", "a pear is a fruit"),
+    ("what is a dog", "a dog is an animal"),
+]
+
+
+def test_evaluate_sft_prefers_aligned_training_pairs():
+    """Trained on the test pairs themselves, the held-out NLL falls far below that of the same
+    responses shuffled across instructions, and both below an (almost) untrained model's."""
+    shuffled = [(x, FACTS[(i + 3) % len(FACTS)][1]) for i, (x, _) in enumerate(FACTS)]
+    own = evaluate_sft(FACTS, FACTS, steps=40, batch_size=8, seed=0, device="cpu")
+    shuf = evaluate_sft(shuffled, FACTS, steps=40, batch_size=8, seed=0, device="cpu")
+    untrained = evaluate_sft(FACTS, FACTS, steps=1, batch_size=8, seed=0, device="cpu")
+    assert own < 0.5 * shuf and shuf < untrained
+    assert untrained == pytest.approx(np.log(62), rel=0.2)  # about uniform over the 62 ids
+    assert own == evaluate_sft(FACTS, FACTS, steps=40, batch_size=8, seed=0, device="cpu")
+
+
+def test_diversity_only_covers_at_least_random():
+    """Known answer 4b: with Q = 1 the greedy cover reaches at least random's n-gram coverage."""
+    g = build_graph(TOY, 2, "binary")
+    W = g.incidence.toarray() > 0
+    greedy = W[graphfilter(g, np.ones(len(TOY)), 4)].any(0).sum()
+    for seed in range(10):
+        assert greedy >= W[select_baseline("random", 4, graph=g, seed=seed)].any(0).sum()

@@ -28,7 +28,11 @@
 # Each of five seeds draws its own test split, its own noise (shuffles and near-duplicates) and
 # its own random/k-center start; all methods of a seed see the same pool, so the comparisons are
 # paired over seeds. At `small` scale the notebook takes about a minute on one CPU thread
-# (most of it MiniLM: loading the model and embedding the texts).
+# (most of it MiniLM: loading the model and embedding the texts). At `large` scale (meant for a
+# GPU) the IFD scorer is a 2-layer word transformer, there are ten seeds, and a second
+# evaluator closer to the paper's fine-tuning runs on every subset of the two largest budgets:
+# a tiny character LM trained from scratch on the selected pairs ("SFT") and scored by the
+# held-out NLL of the test responses given their instructions.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -60,6 +64,7 @@ from icml25.common import glue, plotting, setup
 from icml25.common.claims import claim, greater, less, within
 from icml25.graphfilter import (
     build_graph,
+    evaluate_sft,
     evaluate_subset,
     graphfilter,
     ifd_scores,
@@ -74,8 +79,8 @@ from icml25.graphfilter import (
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
 CONFIG = {
-    "small": {"seeds": list(range(5)), "lm": "ngram"},
-    "large": {"seeds": list(range(10)), "lm": "transformer"},
+    "small": {"seeds": list(range(5)), "lm": "ngram", "sft_budgets": []},
+    "large": {"seeds": list(range(10)), "lm": "transformer", "sft_budgets": [200, 400]},
 }[SCALE]
 BUDGETS = [50, 100, 200, 400]
 BASELINES = ["random", "quality top-k", "diversity only", "k-center"]
@@ -104,6 +109,7 @@ pairs = load_pairs()
 
 # %%
 rows = []
+subsets, splits = {}, {}  # (seed, k, method) -> selection; seed -> (noisy pool, test pairs)
 for seed in CONFIG["seeds"]:
     pool, test = split_pairs(pairs, test_frac=0.2, seed=seed)
     noisy, bad, dup = plant_noise(pool, corrupt_frac=0.25, dup_frac=0.2, seed=seed)
@@ -111,6 +117,7 @@ for seed in CONFIG["seeds"]:
     graph_instr = build_graph([x for x, _ in noisy], n_max=3)
     ifd = ifd_scores(noisy, lm=CONFIG["lm"], seed=seed)
     q = quality_from_ifd(ifd, "inverse")
+    n_words = np.array([len((x + " " + y).split()) for x, y in noisy])  # words per pair
     k_max = max(BUDGETS)
     lists = {
         "quality top-k": select_baseline("quality_topk", k_max, quality=q),
@@ -128,13 +135,16 @@ for seed in CONFIG["seeds"]:
                 sel = select_baseline("random", k, graph=graph, seed=seed)
             else:
                 sel = lists[m][:k]
+            subsets[seed, k, m] = sel
             stats = subset_stats(noisy, sel, bad, dup, graph)
             score = evaluate_subset(noisy, sel, test, encoder="minilm")
             rows.append(
                 {"seed": seed, "k": k, "method": m, "score": score, "n": len(sel)}
                 | stats
-                | {"pool_corrupt": float(bad.mean())}
+                | {"pool_corrupt": float(bad.mean()), "words": n_words[sel].mean()}
+                | {"pool_words": n_words.mean()}
             )
+    splits[seed] = (noisy, test)
 df = pd.DataFrame(rows)
 assert (df["n"] == df["k"]).all(), "every method must fill its budget here"
 print(
@@ -192,11 +202,15 @@ plt.show()
 # ahead of GraphFilter; as the budget grows GraphFilter catches up, and at k = 400 its mean is
 # the highest, but by less than the spread between seeds: in (c) the per-seed differences to
 # k-center straddle zero at k = 400, while those to diversity only (the same greedy cover without
-# quality) are positive in all but one seed-budget pair. Quality top-k is strong at k = 50 (it
+# quality) are positive in {glue:text}`n_pos_div:d` of the {glue:text}`n_pairs_div:d`
+# seed-budget pairs (printed in the claim-check cell). Quality top-k is strong at k = 50 (it
 # takes clean, "easy" pairs) and falls behind once coverage matters; diversity only is the other
-# way round.
-# (b) The additive priority is ahead at the small budgets and behind at k = 400; the literal
-# orientation (higher IFD = better) is the worst method at every budget.
+# way round, partly because its un-normalised $D(u)$ (a sum over n-grams) takes long pairs
+# first: its k = 50 picks have {glue:text}`words_div_50:.0f` words on average, GraphFilter's
+# {glue:text}`words_gf_50:.0f` and the pool's {glue:text}`words_pool:.0f`.
+# (b) The additive priority has the higher mean at {glue:text}`n_add_lead:d` of the four
+# budgets (the largest of them k = {glue:text}`k_add_lead:d`) and is behind at k = 400; the
+# literal orientation (higher IFD = better) is the worst method at every budget.
 #
 # ## F2: what the subsets contain
 #
@@ -250,6 +264,83 @@ plt.show()
 # copy; the pure cover methods take almost none. (c) Quality top-k and random cover the fewest
 # n-grams.
 #
+# ## F1′ (`large` scale only): a tiny-LM "SFT" as the second evaluator
+#
+# The paper fine-tunes an LLM on each subset. The closest this book gets is `evaluate_sft`: a
+# 2-layer character-level GPT-2, built from a config and trained from its random
+# initialisation on the selected pairs with the SFT loss (response tokens given the
+# instruction), for the same 200 steps of 32 pairs whatever the method; its score is the mean
+# held-out NLL per character of the clean test responses given their instructions (lower is
+# better). The model's initialisation and batch order are seeded by the noise seed, so the
+# methods of a seed are paired. It runs on every method at k = 200 and 400 (at k ≤ 100 a fixed
+# step budget means well over a hundred passes over the subset, and the held-out NLL then
+# measures memorisation). Being a few seconds per subset on a CPU thread, it runs at `large`
+# scale only; at `small` scale the cell below prints a note. (a) the NLL of every method at both
+# budgets (mean ± sd over seeds); (b) GraphFilter's NLL minus each baseline's, per seed, at
+# k = 400 (below zero: GraphFilter is better); (c) the two evaluators side by side at k = 400,
+# one point per method (mean over seeds).
+
+# %%
+SFT_BUDGETS = CONFIG["sft_budgets"]
+sft = {}  # (method, k) -> held-out NLL per seed (seeds,)
+for k in SFT_BUDGETS:
+    for m in METHODS:
+        sft[m, k] = np.array(
+            [
+                evaluate_sft([splits[s][0][i] for i in subsets[s, k, m]], splits[s][1], seed=s)
+                for s in CONFIG["seeds"]
+            ]
+        )
+if SFT_BUDGETS:
+    k_sft = max(SFT_BUDGETS)
+    print("mean held-out NLL per character (tiny-LM SFT) over seeds:")
+    print(pd.DataFrame({k: {m: sft[m, k].mean() for m in METHODS} for k in SFT_BUDGETS}).round(3))
+    fig, axes = plt.subplots(1, 3, figsize=plotting.figsize("wide"))
+    y = np.arange(len(METHODS))
+    for j, k in enumerate(SFT_BUDGETS):
+        mu = [sft[m, k].mean() for m in METHODS]
+        sd = [sft[m, k].std(ddof=1) if len(CONFIG["seeds"]) > 1 else 0.0 for m in METHODS]
+        axes[0].barh(
+            y + (j - 0.5) * 0.4,
+            mu,
+            0.4,
+            xerr=sd,
+            color=[COLOR[m] for m in METHODS],
+            alpha=0.5 + 0.5 * j,
+            capsize=2,
+            label=f"k = {k}",
+        )
+    axes[0].set_yticks(y, METHODS)
+    axes[0].invert_yaxis()
+    axes[0].set_xlabel("held-out NLL per character (lower = better)")
+    axes[0].set_title("SFT evaluator (pale: k = 200)")
+    for i, m in enumerate(BASELINES):
+        d = sft["GraphFilter", k_sft] - sft[m, k_sft]
+        axes[1].scatter(np.full(len(d), i), d, s=14, color=COLOR[m])
+        axes[1].plot([i - 0.2, i + 0.2], [d.mean()] * 2, color="k", lw=2)
+    axes[1].axhline(0, color="k", lw=0.8, ls="--")
+    axes[1].set_xticks(range(len(BASELINES)), BASELINES, rotation=20, fontsize=7)
+    axes[1].set_ylabel("GraphFilter − baseline NLL, per seed")
+    axes[1].set_title(f"Paired differences at k = {k_sft}")
+    for m in METHODS:
+        axes[2].scatter(score[m, k_sft].mean(), sft[m, k_sft].mean(), color=COLOR[m], s=30, label=m)
+    axes[2].set_xlabel("retrieval score (higher = better)")
+    axes[2].set_ylabel("SFT NLL (lower = better)")
+    axes[2].set_title(f"The two evaluators at k = {k_sft}")
+    axes[2].legend(fontsize=6)
+    plotting.panel_labels(axes)
+    fig.suptitle("A tiny character LM trained on each subset, scored on the test responses")
+    plt.show()
+else:
+    print("the tiny-LM SFT evaluator runs at `large` scale only (ICML25_SCALE=large)")
+
+# %% [markdown]
+# What to look for at `large` scale: whether the SFT evaluator rewards what the retrieval
+# proxy rewards. The character LM learns the response text of the subset, so the amount and
+# spread of that text should matter; whether it also learns enough of the instruction →
+# response map to be hurt by shuffled responses is what the literal orientation (which takes
+# the most of them) tests. The three SFT claims below are checked at `large` scale only.
+#
 # ## Claim checks
 #
 # All comparisons are paired per seed at the largest budget, k = 400, except the budget shift.
@@ -271,6 +362,25 @@ shift = at("quality top-k", k_min) - at("diversity only", k_min)
 shift_top = at("quality top-k") - at("diversity only")
 corrupt_ref = np.minimum(pool_corrupt, at("diversity only", col="corrupt"))
 runtime_s = time.perf_counter() - t_start
+# "reproduced" needs >= 3 seeds (claims.MIN_SEEDS): a reduced run with fewer only illustrates
+shown = "reproduced" if len(CONFIG["seeds"]) >= 3 else "illustrated"
+paired = pd.DataFrame(
+    {
+        (other, k): at("GraphFilter", k) - at(other, k)
+        for other in ["k-center", "diversity only"]
+        for k in BUDGETS
+    },
+    index=pd.Index(CONFIG["seeds"], name="seed"),
+)
+print("GraphFilter - method, retrieval score per seed (columns: method, k):")
+print(paired.round(3).to_string())
+n_pos_div = int((paired["diversity only"] > 0).to_numpy().sum())
+add_lead = [k for k in BUDGETS if at("additive", k).mean() > at("GraphFilter", k).mean()]
+best_abl_min = np.max([at(m, k_min) for m in ABLATIONS], axis=0)
+q_caveat = (
+    "q = 1/IFD also rates repeated clean pairs about as low as shuffled ones (notebook 1), so "
+    "the quality half mixes misalignment with repetition"
+)
 assert np.all(np.isfinite(df["score"])) and df["score"].between(-1, 1).all()
 
 claim(
@@ -301,11 +411,13 @@ claim(
     value=gf - halves,
     check=greater(0.0),
     control=("literal orientation", at("literal orientation") - halves),
-    verdict="reproduced",
+    verdict=shown,
     numbers={
         "quality top-k": float(at("quality top-k").mean()),
         "diversity only": float(at("diversity only").mean()),
     },
+    caveat=f"at k = {k_min} quality top-k scores {at('quality top-k', k_min).mean():.3f}, "
+    f"GraphFilter {at('GraphFilter', k_min).mean():.3f}; {q_caveat}",
 )
 claim(
     "graphfilter/2_selection/above_ablations",
@@ -316,10 +428,11 @@ claim(
     "matter (Sec. 5)",
     value=gf - best_abl,
     check=greater(0.0),
-    control=("random", at("random") - best_abl),
-    verdict="reproduced",
+    control=(f"the same difference at k = {k_min}", at("GraphFilter", k_min) - best_abl_min),
+    verdict="partly",
     numbers={m: float(at(m).mean()) for m in ABLATIONS},
-    caveat="at k <= 100 the additive priority is ahead of the multiplicative one",
+    caveat="multiplicative beats additive only at the largest budget: the additive priority "
+    f"has the higher mean at k in {add_lead}",
 )
 claim(
     "graphfilter/2_selection/budget_shift",
@@ -330,7 +443,11 @@ claim(
     value=shift,
     check=greater(0.0),
     control=(f"the same difference at k = {k_top}", shift_top),
-    verdict="reproduced",
+    verdict="illustrated",
+    caveat="the paper's direction is not checked; diversity only's un-normalised D(u) takes "
+    f"long pairs first ({at('diversity only', k_min, 'words').mean():.0f} words per pair at "
+    f"k = {k_min}, pool {at('GraphFilter', k_min, 'pool_words').mean():.0f}), so part of the "
+    "gap is length, not quality",
 )
 claim(
     "graphfilter/2_selection/fewer_corrupt",
@@ -340,7 +457,8 @@ claim(
     value=at("GraphFilter", col="corrupt"),
     check=less(corrupt_ref),
     control=("random", at("random", col="corrupt")),
-    verdict="reproduced",
+    verdict=shown,
+    caveat=q_caveat,
     numbers={
         "pool": float(pool_corrupt.mean()),
         "diversity only": float(at("diversity only", col="corrupt").mean()),
@@ -354,7 +472,9 @@ claim(
     value=at("GraphFilter", col="exact_duplicate"),
     check=within(0.0, 0.0),
     control=("static ranking", at("static", col="exact_duplicate")),
-    verdict="reproduced",
+    verdict="illustrated",
+    caveat="true by construction: a pair identical to a taken one has D = 0 and is never "
+    "eligible; the static control is the method without its update step",
     fmt=".1f",
 )
 claim(
@@ -365,8 +485,55 @@ claim(
     value=at("literal orientation", col="corrupt"),
     check=greater(pool_corrupt),
     control=("q = 1/IFD", at("GraphFilter", col="corrupt")),
-    verdict="reproduced",
+    verdict=shown,
 )
+if SFT_BUDGETS:  # `large` scale only: the tiny-LM SFT evaluator (lower NLL = better)
+    sft_gf = sft["GraphFilter", k_sft]
+    claim(
+        "graphfilter/2_selection/sft_beats_baselines",
+        f"Scored by the tiny-LM SFT (held-out NLL, lower = better), GraphFilter's subset at "
+        f"k = {k_sft} is below every baseline's (random, quality top-k, diversity only, "
+        "k-center) in every seed",
+        paper="GraphFilter outperforms nine baselines after fine-tuning (Table 1)",
+        value=sft_gf - np.min([sft[m, k_sft] for m in BASELINES], axis=0),
+        check=less(0.0),
+        verdict="not reproduced",
+        caveat="a character LM trained from scratch learns mostly the response text of its "
+        "subset, not the instruction -> response map; in a calibration run on a seed outside "
+        "the reported ones, diversity only (q = 1: longer responses, more text to learn) had "
+        "the lower NLL",
+        numbers={m: float(sft[m, k_sft].mean()) for m in BASELINES + ["GraphFilter"]},
+    )
+    claim(
+        "graphfilter/2_selection/sft_below_random",
+        f"Scored by the tiny-LM SFT, GraphFilter's subset at k = {k_sft} has a lower held-out "
+        "NLL than a random subset of the same size in every seed; quality top-k (diversity "
+        "removed) does not",
+        paper="GraphFilter beats random selection after fine-tuning (Table 1)",
+        value=sft_gf,
+        check=less(sft["random", k_sft]),
+        control=("quality top-k", sft["quality top-k", k_sft]),
+        verdict=shown,
+        numbers={"random": float(sft["random", k_sft].mean())},
+    )
+    claim(
+        "graphfilter/2_selection/sft_quality_matters",
+        f"Scored by the tiny-LM SFT, GraphFilter (q = 1/IFD) at k = {k_sft} has a lower "
+        "held-out NLL than the literal orientation (q = IFD, which takes the most shuffled "
+        "responses) in every seed",
+        paper="quality (SuperFilter) is one of the two halves of the priority (Sec. 3)",
+        value=sft_gf - sft["literal orientation", k_sft],
+        check=less(0.0),
+        verdict="not reproduced",
+        caveat="a shuffled response is still fluent response text, which is what a small "
+        "from-scratch LM learns; in the calibration run the literal orientation's NLL was "
+        "slightly below GraphFilter's",
+        numbers={
+            "literal orientation": float(sft["literal orientation", k_sft].mean()),
+            "GraphFilter corrupt share": float(at("GraphFilter", k_sft, "corrupt").mean()),
+            "literal corrupt share": float(at("literal orientation", k_sft, "corrupt").mean()),
+        },
+    )
 for key, m in [
     ("gf", "GraphFilter"),
     ("kc", "k-center"),
@@ -384,4 +551,12 @@ glue("n_seeds", len(CONFIG["seeds"]), display=False)
 glue("corrupt_gf", float(at("GraphFilter", col="corrupt").mean()), display=False)
 glue("corrupt_literal", float(at("literal orientation", col="corrupt").mean()), display=False)
 glue("corrupt_pool", float(pool_corrupt.mean()), display=False)
+glue("n_pos_div", n_pos_div, display=False)
+glue("n_pairs_div", int(paired["diversity only"].size), display=False)
+glue("n_add_lead", len(add_lead), display=False)
+glue("k_add_lead", max(add_lead, default=0), display=False)
+glue("words_div_50", float(at("diversity only", k_min, "words").mean()), display=False)
+glue("words_gf_50", float(at("GraphFilter", k_min, "words").mean()), display=False)
+glue("words_pool", float(at("GraphFilter", k_min, "pool_words").mean()), display=False)
+glue("sd_gf", float(gf.std(ddof=1)), display=False)
 glue("runtime_s", runtime_s, display=False)

@@ -17,7 +17,8 @@ _MINILM: dict = {}  # the model and an embedding cache keyed by text (texts recu
 
 
 def _embed(texts: list[str], encoder: str, fit: list[str]) -> np.ndarray:
-    """Unit vectors (T, d) of ``texts``; for "tfidf" fitted on ``fit`` (the call's own texts)."""
+    """Unit vectors (T, d) of ``texts``; for "tfidf" fitted on ``fit`` (the call's own texts,
+    the test responses included: the optional tf-idf encoder's idf sees the gold answers)."""
     if encoder == "tfidf":
         vec = TfidfVectorizer().fit(fit)
         return normalize(vec.transform(texts)).toarray()

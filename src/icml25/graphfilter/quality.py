@@ -4,7 +4,8 @@ SuperFilter (Li et al., 2024) scores IFD with GPT-2; offline we train a stand-in
 pool itself. ``lm="ngram"``: PPL(y) from an interpolated word bigram (0.6·bigram + 0.4·add-0.1
 unigram), PPL(y|x) mixes it 50/50 with a co-occurrence "translation" table t(w|v) learned from
 the pool (IBM-1-like). ``lm="transformer"``: a 2-layer word-level GPT-2 (``common.lm``) trained
-on "x SEP y" and "SEP y", scored on the response tokens. Higher IFD = the instruction helps less.
+on "x SEP y" and "SEP y" (on ``common.runtime.get_device()``), scored on the response tokens.
+Higher IFD = the instruction helps less.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ def _tok(s: str) -> list[str]:
 
 
 def _ifd_ngram(pairs: list[tuple[str, str]]) -> np.ndarray:
+    """IFD (n,) from the n-gram scorer. The "translation" score of a response word w given the
+    instruction words v is the mean over v of (co(v, w) + 0.01) / (8·count(v) + 0.01·V), with
+    co(v, w) the number of pairs holding v in x and w in y: a heuristic, not a normalised
+    distribution (the 8 is a fixed guess at the response length, and the score is capped at 1).
+    """
     X = [_tok(a) for a, _ in pairs]
     Y = [["<s>"] + _tok(b) for _, b in pairs]
     uni = Counter(w for y in Y for w in y[1:])
@@ -65,7 +71,9 @@ def _ifd_ngram(pairs: list[tuple[str, str]]) -> np.ndarray:
 
 
 def _ifd_transformer(pairs, seed: int, epochs: int = 30, lx: int = 16, ly: int = 31) -> np.ndarray:
-    from icml25.common.lm import build_causal_lm, train_lm
+    from icml25.common.lm import build_causal_lm
+    from icml25.common.runtime import get_device
+    from icml25.common.training import minibatch_training
 
     counts = Counter(w for a, b in pairs for w in _tok(a) + _tok(b))
     vocab = {w: i + 3 for i, (w, _) in enumerate(counts.most_common(4000))}  # 0 BOS, 1 PAD, 2 SEP
@@ -82,17 +90,33 @@ def _ifd_transformer(pairs, seed: int, epochs: int = 30, lx: int = 16, ly: int =
         mask_c[i, len(x) + 1 : len(c)] = True
         unc[i, : len(y) + 1] = [2] + y
         mask_u[i, 1 : len(y) + 1] = True
-    model = build_causal_lm(len(vocab) + 3, n_positions=L, seed=seed)
-    train_lm(model, np.concatenate([cond, unc]), epochs=epochs, seed=seed, progress=False)
-    model.eval()
+    dev = get_device()
+    model = build_causal_lm(len(vocab) + 3, n_positions=L, seed=seed).to(dev)
+    # common.lm.train_lm's loop (AdamW, lr 3e-3, batches of 64, one permutation per epoch from
+    # a generator seeded with ``seed``), with the batches moved to the device
+    x_all = torch.from_numpy(np.concatenate([cond, unc])).to(dev)
+    inp_all = torch.cat([torch.zeros_like(x_all[:, :1]), x_all[:, :-1]], dim=1)  # BOS first
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
+
+    def step(idx: torch.Tensor) -> torch.Tensor:
+        idx = idx.to(dev)
+        logits = model(input_ids=inp_all[idx]).logits
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x_all[idx].reshape(-1))
+
+    g = torch.Generator().manual_seed(seed)
+    minibatch_training(model, opt, step, len(x_all), epochs, 64, g, progress=False)
 
     def nll(seqs, mask):
-        x = torch.from_numpy(seqs)
-        inp = torch.cat([torch.zeros((len(x), 1), dtype=x.dtype), x[:, :-1]], dim=1)
-        with torch.no_grad():
-            lp = F.log_softmax(model(input_ids=inp).logits, -1).gather(-1, x[..., None])[..., 0]
-        m = torch.from_numpy(mask).float()
-        return (-(lp * m).sum(1) / m.sum(1).clamp(min=1)).numpy()
+        out = []
+        for s in range(0, len(seqs), 512):
+            x = torch.from_numpy(seqs[s : s + 512]).to(dev)
+            inp = torch.cat([torch.zeros_like(x[:, :1]), x[:, :-1]], dim=1)
+            with torch.no_grad():
+                logits = model(input_ids=inp).logits
+                lp = F.log_softmax(logits, -1).gather(-1, x[..., None])[..., 0]
+            m = torch.from_numpy(mask[s : s + 512]).to(dev).float()
+            out.append((-(lp * m).sum(1) / m.sum(1).clamp(min=1)).cpu().numpy())
+        return np.concatenate(out)
 
     return np.exp(nll(cond, mask_c) - nll(unc, mask_u))
 
