@@ -262,6 +262,20 @@ ALL_SPECS: dict[str, Spec] = {
             "seed": bad_seed(),
         },
     ),
+    f"{P}.cos_trace": Spec(
+        mf.cos_trace,
+        {**STATE, "stream": STREAM, "start": 300, "victims": VIC, "reference_state": S_STAR + 0.1},
+        {
+            **STATE_BAD,
+            "stream": BAD_STREAM,
+            "start": bad_int(0, E - 1),
+            "end": not_none(st.one_of(bad_int(1, E), st.just(300))),
+            "victims": BAD_VIC,
+            "reference_state": st.one_of(bad_tensor(S_STAR), st.just(torch.zeros(3))),
+            "batch": bad_int(1),
+        },
+        finite=True,
+    ),
     f"{P}.choose_victims": Spec(
         mf.choose_victims,
         {"stream": STREAM, "end": 300, "n_victims": 3},

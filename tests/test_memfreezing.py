@@ -9,6 +9,7 @@ from icml25.memfreezing import (
     StaticLinkModel,
     TGNLite,
     apply_injection,
+    cos_trace,
     craft_injection,
     evaluate_after_attack,
     find_frozen_state,
@@ -189,6 +190,20 @@ def test_evaluate_columns_and_half_life(trained):
     assert half_life([1.0, 0.5, 0.0]) == pytest.approx(1.0)
     assert half_life([1.0, 0.75, 0.25]) == pytest.approx(1.5)
     assert half_life([1.0, 0.9, 0.8]) == 2.0 and half_life([-1.0, 0.0]) == 0.0
+
+
+def test_cos_trace_agrees_with_the_evaluation_at_window_ends(trained):
+    """The fine trace replays exactly as evaluate_after_attack does: at every window end its
+    cosine equals the window's (16,000 test events, windows of 2,000, batches of 200)."""
+    stream, model, n_train, mem, last = trained
+    ref = mem[5].clone()
+    vic = [0, 1, 2]
+    df = evaluate_after_attack(model, stream, n_train, mem, last, vic, 8, reference_state=ref)
+    tr = cos_trace(model, stream, n_train, mem, last, vic, ref)
+    assert tr.shape == (1 + (stream.n_events - n_train) // 200,)
+    np.testing.assert_allclose(tr[::10], df.cos.to_numpy(), atol=1e-6)
+    short = cos_trace(model, stream, n_train, mem, last, vic, ref, end=n_train + 450, batch=100)
+    assert short.shape == (6,) and short[0] == pytest.approx(tr[0])
 
 
 def test_prepare_attack_is_the_notebooks_set_up():

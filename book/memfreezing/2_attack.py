@@ -133,6 +133,9 @@ for seed in CONFIG["seeds"]:
         d_star = float(update_drift(atk, s_star[None], bank, edge_bank, 2048, FRAC, dt_max, 99)[0])
         d_one = float(update_drift(atk, s_one[None], bank, edge_bank, 2048, FRAC, dt_max, 99)[0])
         d_mem = update_drift(atk, mem, bank, edge_bank, 128, FRAC, dt_max, 99).numpy()
+        # the most stable real memory, on the same draw as s*: the competitor that matters
+        best = mem[int(np.argmin(d_mem))][None]
+        d_best = float(update_drift(atk, best, bank, edge_bank, 2048, FRAC, dt_max, 99)[0])
     injections = {
         "clean": None,
         "random": random_injection(atk, mem, last, victims, stream, t_a, K, dt, seed=seed),
@@ -141,6 +144,12 @@ for seed in CONFIG["seeds"]:
         ),
         "MemFreezing": craft_injection(atk, mem, last, victims, s_star, t_a, K, dt, seed=seed),
     }
+    # the threat model's fresh fake node: zero memory, only the edge features are crafted
+    zero_fake = craft_injection(
+        atk, mem, last, victims, s_star, t_a, K, dt, learn_fake_memory=False, seed=seed
+    )
+    # real events that fall between t_a and the last fake event (applied before them)
+    n_overtaken = int(np.searchsorted(stream.t, t_a + K * dt, side="right")) - n_train
     v = torch.from_numpy(victims)
     pre = float(((mem[v] - s_star) ** 2).sum(1).mean())
     for name, inj in injections.items():
@@ -163,13 +172,15 @@ for seed in CONFIG["seeds"]:
         reference_state=s_star,
         seed=seed,
     )
-    random_idx = int(np.argsort(np.abs(d_mem - np.median(d_mem)))[len(d_mem) // 2])
     mech.append(
         {
             "seed": seed,
             "d_star": d_star,
             "d_one": d_one,
+            "d_best": d_best,
             "d_mem": d_mem,
+            "residual_zero_fake": zero_fake.loss,
+            "n_overtaken": n_overtaken,
             "pre": pre,
             "residual": injections["MemFreezing"].loss,
             "random_dist": float(runs[-3]["dist_to_star"].iloc[0]),
@@ -178,7 +189,6 @@ for seed in CONFIG["seeds"]:
             "d_random_memory": float(d_mem[np.random.default_rng(seed).integers(len(d_mem))]),
         }
     )
-    del random_idx
     print(
         f"seed {seed}: D(s*) {d_star:.3f}, median D of memories {np.median(d_mem):.3f};"
         f" crafting residual {injections['MemFreezing'].loss:.4f} (pre-attack {pre:.2f})"
@@ -300,26 +310,35 @@ plt.show()
 ratio = mech.d_star.to_numpy() / np.array([np.median(d) for d in mech.d_mem])
 ratio_one = mech.d_one.to_numpy() / np.array([np.median(d) for d in mech.d_mem])
 rand_ratio = mech.d_random_memory.to_numpy() / np.array([np.median(d) for d in mech.d_mem])
+best_ratio = mech.d_best.to_numpy() / np.array([np.median(d) for d in mech.d_mem])
 rank = np.array([np.mean(d < ds) for d, ds in zip(mech.d_mem, mech.d_star, strict=True)])
 print("D(s*) / median D:", np.round(ratio, 3), "| share of memories below D(s*):", rank)
 print("the same from zero alone (restarts = 1):", np.round(ratio_one, 3))
 
 # %% [markdown]
-# *$D(s^\*)$ (thick lines, one per seed) lies in the lower tail of the memories' drift but is
-# still of the order of one: one event still moves s\* by about a unit in squared norm. That is
-# the gap between "more stable than typical memories" and "frozen".*
+# *$D(s^\*)$ (thick lines, one per seed) lies in the lower tail of the memories' drift (each
+# memory's $D$ here is a 128-draw estimate, so the tail is partly noise: the memory of least
+# estimated drift, re-estimated on the 2,048 draws of s\*, gives
+# {glue:text}`best_ratio_mean:.2f` of the median, s\* {glue:text}`ratio_mean:.2f`). Still,
+# $D(s^\*)$ is {glue:text}`d_star_mean:.2f` in squared norm per event: that is the gap between
+# "more stable than typical memories" and "frozen".*
 #
 # ## Claim checks
 #
 # Mechanism: (1) crafting reaches s\*: residual ≤ 10 % of the victims' pre-attack squared
-# distance to s\* (control: random injection's distance, which must fail); (2) s\* is stable:
-# $D(s^\*)$ < 0.6 × the median drift of memories (control: a random memory); (3) the immediate
-# effect: MemFreezing's window-1 victim AUC drop exceeds random injection's by 0.02 (control: a
-# second random injection against the first). The paper's claims, asserted only if they hold
-# and otherwise recorded as **not reproduced at this scale**: (4) persistence: MemFreezing's
-# mean victim drop over windows 5-8 above 0.02; (5) spread: the neighbours' mean AUC drop over
-# windows 2-8 above 0.02; (6) against the baselines: MemFreezing's late (5-8) drop exceeds
-# greedy's by 0.02. The margins were fixed before the run.
+# distance to s\* (control: random injection's distance, which must fail; **illustrated**: the
+# check scores the very residual the crafting minimises; the residual with zero fake-partner
+# memories, the threat model's fresh node, is reported next to it); (2) s\* is stable:
+# $D(s^\*)$ < 0.6 × the median drift of memories (control: the memory of least drift, its $D$
+# re-estimated on the draw of s\*; **partly**: the search's restarts were added after a
+# reported seed's result had been seen, and from zero alone the check does not hold on every
+# seed); (3) the immediate effect: MemFreezing's window-1 victim AUC drop exceeds random
+# injection's by 0.02 (control: a second random injection against the first). The paper's
+# claims, asserted only if they hold and otherwise recorded as **not reproduced at this
+# scale**: (4) persistence: MemFreezing's mean victim drop over windows 5-8 above 0.02; (5)
+# spread: the neighbours' mean AUC drop over windows 2-8 above 0.02; (6) against the
+# baselines: MemFreezing's late (5-8) drop exceeds greedy's by 0.02. The margins were fixed
+# before the run.
 
 # %%
 runtime_s = time.perf_counter() - t_start
@@ -328,6 +347,7 @@ drop = {c: auc["clean"] - auc[c] for c in CONDITIONS}
 drop_nbr = {c: auc_nbr["clean"] - auc_nbr[c] for c in CONDITIONS}
 rel_residual = mech.residual.to_numpy() / mech.pre.to_numpy()
 rel_random = mech.random_dist.to_numpy() / mech.pre.to_numpy()
+rel_zero_fake = mech.residual_zero_fake.to_numpy() / mech.pre.to_numpy()
 w1_mf, w1_rand = drop["MemFreezing"][:, 0], drop["random"][:, 0]
 w1_null = auc["random"][:, 0] - mech.random2_w1.to_numpy()
 late_mf = drop["MemFreezing"][:, 4:].mean(1)
@@ -344,28 +364,37 @@ claim(
     value=rel_residual,
     check=less(0.1),
     control=("random injection's distance to s*", rel_random),
-    verdict="reproduced",
-    numbers={"residual": mech.residual.to_numpy(), "pre-attack distance": mech.pre.to_numpy()},
+    verdict="illustrated",
+    caveat="a mechanism check: it scores the very residual that craft_injection minimises; "
+    "the fake partners' memories are set freely (a fresh fake node has zero memory: with zero "
+    f"fake memories the relative residual is {rel_zero_fake.mean():.3f})",
+    numbers={
+        "residual": mech.residual.to_numpy(),
+        "pre-attack distance": mech.pre.to_numpy(),
+        "relative residual, zero fake memories": rel_zero_fake,
+    },
     fmt=".3f",
 )
-stable_ok = bool(np.all(ratio < 0.6))
 claim(
     "memfreezing/2_attack/star_is_stable",
-    "The frozen state drifts less than real memories: D(s*) below 0.6 times their median D",
+    "The frozen state drifts less than the median memory: D(s*) below 0.6 times the memories' "
+    "median D",
     paper="a frozen memory barely reacts to later events (method)",
     value=ratio,
     check=less(0.6),
-    control=("a random memory's D over the median", rand_ratio) if stable_ok else None,
-    verdict="reproduced" if stable_ok else "not reproduced",
+    control=("the least-drift memory, D on s*'s draw over the median", best_ratio),
+    verdict="partly",
     caveat=(
         "the search's restarts (from the 3 bank rows of least drift) were added after a "
         "reported seed's result had been seen; from zero alone D(s*)/median D is "
-        f"{np.round(ratio_one, 2).tolist()} per seed"
-        + ("" if stable_ok else f"; with restarts {np.round(ratio, 2).tolist()}")
+        f"{np.round(ratio_one, 2).tolist()} per seed, failing the check on "
+        f"{int(np.sum(ratio_one >= 0.6))} of {len(ratio_one)}; the least-drift memory "
+        f"(picked on a 128-draw estimate) gives {np.round(best_ratio, 2).tolist()} on s*'s draw"
     ),
     numbers={
         "D(s*)": mech.d_star.to_numpy(),
         "share of memories below D(s*)": rank,
+        "least-drift memory's D / median D": best_ratio,
         "D(s*)/median D from zero alone": ratio_one,
     },
     fmt=".3f",
@@ -374,11 +403,13 @@ claim(
     "memfreezing/2_attack/window1_drop",
     "Right after the attack MemFreezing lowers the victims' link AUC more than random "
     "injection does (window 1, by more than 0.02)",
-    paper="MemFreezing degrades TGNN performance where baselines fail",
+    paper="the injected events degrade the victims' predictions right after the attack",
     value=w1_mf,
     check=greater(w1_rand, by=0.02, label="random injection's drop"),
     control=("a second random injection against the first", w1_null + w1_rand),
     verdict="reproduced",
+    caveat="the paper's claim that MemFreezing beats the baselines is not: greedy hurts more at "
+    f"once ({drop['greedy'][:, 0].mean():.3f} against {w1_mf.mean():.3f})",
     numbers={
         "greedy window-1 drop": drop["greedy"][:, 0],
         "random window-1 drop": w1_rand,
@@ -458,5 +489,8 @@ glue("d_mem_median", float(np.mean([np.median(d) for d in mech.d_mem])))
 glue("cos_w1_mf", float(np.nanmean(share("cos", "MemFreezing")[:, 1])))
 glue("cos_w1_clean", float(np.nanmean(share("cos", "clean")[:, 1])))
 glue("frozen_w1_mf", float(np.nanmean(share("frozen", "MemFreezing")[:, 1])))
+glue("best_ratio_mean", float(best_ratio.mean()))
+glue("rel_zero_fake", float(rel_zero_fake.mean()))
+glue("n_overtaken", float(mech.n_overtaken.mean()))
 glue("n_seeds", len(CONFIG["seeds"]))
 glue("runtime_s", runtime_s)

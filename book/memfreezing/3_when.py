@@ -22,7 +22,10 @@
 # z = σ(… + b_z + β), so every memory keeps more of its past, a stand-in for the saturated
 # memories of models trained on real data) and maps, for β ∈ {0, 2, 4} ({0, …, 4} at `large`)
 # and K ∈ {2, 4, 8} fake events, two things: **persistence**, the half-life (in windows of
-# 2,000 events) of the victims' excess cosine to s\* over the clean run, and
+# 2,000 events) of the victims' excess cosine to s\* over the clean run, read from their mean
+# cosine after every replay batch of 200 events (`cos_trace`; resolution 0.1 window; an earlier
+# version sampled window ends only, which put every half-life below one window at a floor of
+# 0.5), and
 # **reachability**, the crafting residual relative to the victims' pre-attack distance to s\*.
 # Nothing is re-trained: β is applied to the model of each seed after training, and s\* is
 # searched again for each β.
@@ -64,6 +67,7 @@ from icml25.common.claims import claim, greater
 from icml25.memfreezing import (
     apply_injection,
     choose_victims,
+    cos_trace,
     craft_injection,
     evaluate_after_attack,
     find_frozen_state,
@@ -101,7 +105,14 @@ CONFIG = {
 }[SCALE]
 BETAS, KS, FRACS, MEM_DIMS = CONFIG["betas"], (2, 4, 8), CONFIG["fracs"], CONFIG["mem_dims"]
 N_WINDOWS, K_BASE, FRAC_BASE, RESTARTS = 8, 4, 0.5, CONFIG["restarts"]
+BATCH = 200  # replay batch = resolution of the cosine trace (events)
 print(SCALE, CONFIG)
+
+
+def trace_half_life(trace, clean_trace, n_test):
+    """Half-life in windows of the excess cosine trace (one point per batch of BATCH events)."""
+    return half_life(trace - clean_trace) * BATCH / (n_test / N_WINDOWS)
+
 
 # %%
 rows, sweeps, setups, base_runs = [], [], {}, {}
@@ -127,25 +138,30 @@ for seed in CONFIG["seeds"]:
             reference_state=s_star,
             seed=seed,
         )
+        clean_tr = cos_trace(model, stream, n_train, mem, last, victims, s_star, batch=BATCH)
+        n_test = stream.n_events - n_train
         for k in KS:
             crafts = [("main", seed)] + ([("null", seed + 100)] if beta == 0 and k == 4 else [])
             for tag, craft_seed in crafts:
                 inj = craft_injection(model, mem, last, victims, s_star, t_a, k, seed=craft_seed)
+                state = apply_injection(model, mem, last, inj)
                 df = evaluate_after_attack(
                     model,
                     stream,
                     n_train,
-                    *apply_injection(model, mem, last, inj),
+                    *state,
                     victims,
                     N_WINDOWS,
                     reference_state=s_star,
                     seed=seed,
                 )
-                excess = df.cos.to_numpy() - clean.cos.to_numpy()
+                tr = cos_trace(model, stream, n_train, *state, victims, s_star, batch=BATCH)
+                excess = tr - clean_tr
+                hl = trace_half_life(tr, clean_tr, n_test)
                 if beta == 0 and k == K_BASE and tag == "main":  # the sweeps' base setting
                     base_runs[seed] = {
                         "residual": inj.loss / pre,
-                        "half_life": half_life(excess),
+                        "half_life": hl,
                         "w1_drop": float((clean.auc - df.auc).iloc[1]),
                         "late_drop": float((clean.auc - df.auc).iloc[5:].mean()),
                         "drop_curve": (clean.auc - df.auc).to_numpy(),
@@ -161,7 +177,7 @@ for seed in CONFIG["seeds"]:
                         "K": k,
                         "tag": tag,
                         "residual": inj.loss / pre,
-                        "half_life": half_life(excess),
+                        "half_life": hl,
                         "cos0": float(df.cos.iloc[0]),
                         "late_drop": float((clean.auc - df.auc).iloc[5:].mean()),
                         "w1_drop": float((clean.auc - df.auc).iloc[1]),
@@ -180,7 +196,7 @@ print(grid.round(3).to_string())
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(12.0, 4.0), layout="constrained")
 for ax, column, title, cmap in (
-    (axes[0], "half_life", "persistence: half-life (windows)", "viridis"),
+    (axes[0], "half_life", "persistence: half-life (windows, step 0.1)", "viridis"),
     (axes[1], "residual", "reachability: relative residual", "magma_r"),
     (axes[2], "late_drop", "victim AUC drop, windows 5-8", "viridis"),
 ):
@@ -212,7 +228,8 @@ plt.show()
 
 # %% [markdown]
 # *Means over three seeds. (a) The half-life of the victims' excess cosine to s\* grows with β
-# (the memory keeps more of its past) and with K (a better landing). (b) The crafting residual,
+# (the memory keeps more of its past; read after every batch of 200 events, so 0.1 window is
+# its step and 0.05 its floor). (b) The crafting residual,
 # relative to the pre-attack squared distance to s\*, also grows with β: with z near one each
 # fake event moves the memory only a little, so K events no longer reach s\*. (c) The late drop
 # in victim AUC, the paper's persistence, stays small everywhere (at most
@@ -278,10 +295,12 @@ def attack(
     state = apply_injection(model, mem, last, inj)
     df = evaluate_after_attack(model, stream, n_train, *state, victims, N_WINDOWS, **kw)
     drop = (clean.auc - df.auc).to_numpy()
-    excess = df.cos.to_numpy() - clean.cos.to_numpy()
+    clean_tr = cos_trace(model, stream, n_train, mem, last, victims, s_star, batch=BATCH)
+    tr = cos_trace(model, stream, n_train, *state, victims, s_star, batch=BATCH)
+    excess = tr - clean_tr
     out = {
         "residual": inj.loss / pre,
-        "half_life": half_life(excess),
+        "half_life": trace_half_life(tr, clean_tr, stream.n_events - n_train),
         "w1_drop": float(drop[1]),
         "late_drop": float(drop[5:].mean()),
         "drop_curve": drop,
@@ -355,7 +374,8 @@ for j, name in enumerate(SWEEPS):
         color = plotting.PALETTE[i]
         for ax, column in ((axes[0, j], "drop_curve"), (axes[1, j], "excess_curve")):
             curves = np.stack(runs_l[column].to_list())
-            x = w[1:] if column == "drop_curve" else w
+            # the excess cosine is traced after every batch: 10 points per window
+            x = w[1:] if column == "drop_curve" else np.arange(curves.shape[1]) / 10
             y = curves[:, 1:] if column == "drop_curve" else curves
             ax.errorbar(
                 x,
@@ -383,20 +403,18 @@ plt.show()
 
 # %% [markdown]
 # *Top: the victims' link-AUC drop against the clean run per window (mean ± sd over seeds);
-# bottom: how far above the clean run the victims' cosine to s\* stays (window 0 = just after
-# the injection). One column per factor, the other factors at notebook 2's setting. The table
-# printed above has the half-lives, crafting residuals, window-1 and late drops, and the
-# victims' events per window (the least active victims see far fewer events per window, so a
-# half-life counted in windows says little about how much each of their events erases; the
-# paragraph below counts both).*
+# bottom: how far above the clean run the victims' cosine to s\* stays, after every batch of
+# 200 events (0 = just after the injection; the half-lives are read from these traces). One
+# column per factor, the other factors at notebook 2's setting. The table printed above has
+# the half-lives, crafting residuals, window-1 and late drops, and the victims' events per
+# window (the least active victims see far fewer events per window).*
 #
 # Measured (means over seeds): the half-life is {glue:text}`hl_mem_small:.2f` and
 # {glue:text}`hl_mem_big:.2f` windows for the smallest and largest memory,
 # {glue:text}`hl_frac0:.2f` and {glue:text}`hl_frac1:.2f` for ρ = 0 and ρ = 1, and
 # {glue:text}`hl_rnn:.2f` for the RNN. The least active victims keep s\* for
 # {glue:text}`hl_low:.2f` windows against {glue:text}`hl_top:.2f`, but they see only
-# {glue:text}`ev_low:.1f` events per window against {glue:text}`ev_top:.1f`: counted in their own
-# events that is {glue:text}`hl_low_events:.1f` against {glue:text}`hl_top_events:.1f` events.
+# {glue:text}`ev_low:.1f` events per window against {glue:text}`ev_top:.1f`.
 # Their window-1 AUC drop is {glue:text}`w1_low:.3f` and their late drop
 # {glue:text}`late_low:.3f`; the RNN's are {glue:text}`w1_rnn:.3f` and {glue:text}`late_rnn:.3f`.
 # The claim checks below say which of the hypotheses hold.
@@ -442,8 +460,10 @@ claim(
     value=hl_rise,
     check=greater(0.5),
     control=("two crafting seeds at β = 0", hl_null),
-    verdict="reproduced",
-    caveat="β is our probe of the mechanism, not a setting of the paper",
+    verdict="illustrated",
+    caveat="β is our probe of the mechanism, not a setting of the paper; z = σ(… + b_z + β) "
+    "makes every memory keep more of its past, so any perturbation of the victims decays more "
+    "slowly: this follows from the gate's equation, not from s*",
     numbers={
         "half-life at β = 0": at(0.0, 4, "half_life"),
         "half-life at β = 4": at(4.0, 4, "half_life"),
@@ -537,12 +557,6 @@ hl_low = level("victims", "least active", "half_life") - level(
 )
 
 
-def own_events(lev):
-    """Mean half-life counted in the victims' own events (windows x events per victim)."""
-    hl, per_window = level("victims", lev, "half_life"), level("victims", lev, "events_per_window")
-    return float((hl * per_window).mean())
-
-
 sweep_claim(
     "low_activity_half_life",
     "Low-activity victims keep the frozen state longer: half-life of the 40 least active nodes "
@@ -556,8 +570,7 @@ sweep_claim(
     f"{level('victims', 'least active', 'half_life').mean():.2f} (least active) windows, with "
     f"{level('victims', 'most active', 'events_per_window').mean():.0f} vs "
     f"{level('victims', 'least active', 'events_per_window').mean():.0f} events per victim "
-    "per window; counted in the victims' own events the half-life is "
-    f"{own_events('most active'):.1f} vs {own_events('least active'):.1f} events",
+    "per window",
     {
         "events per victim and window, most active": level(
             "victims", "most active", "events_per_window"
@@ -618,8 +631,6 @@ for key, (sweep, lev, column) in {
 }.items():
     glue(key, float(level(sweep, lev, column).mean()))
 glue("late_max", float(grid["late_drop"].max()))
-glue("hl_low_events", own_events("least active"))
-glue("hl_top_events", own_events("most active"))
 glue("hl_b0", float(at(0.0, 4, "half_life").mean()))
 glue("hl_b4", float(at(4.0, 4, "half_life").mean()))
 glue("res_b0", float(at(0.0, 4, "residual").mean()))

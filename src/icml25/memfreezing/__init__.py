@@ -7,7 +7,7 @@
 * attack: :func:`update_drift`, :func:`find_frozen_state`, :func:`craft_injection`,
   :class:`Injection`, :func:`apply_injection`, baselines :func:`random_injection`,
   :func:`greedy_injection`, and :func:`shift_update_gate`;
-* evaluation: :func:`evaluate_after_attack`, :func:`half_life`;
+* evaluation: :func:`evaluate_after_attack`, :func:`cos_trace`, :func:`half_life`;
 * set-up shared by the attack notebooks: :func:`prepare_attack` (:class:`AttackSetup`),
   :func:`choose_victims`;
 * PyG's ``TGNMemory`` under the same attack: :func:`tgnlite_from_pyg`, :func:`pyg_state`,
@@ -28,7 +28,7 @@ from icml25.memfreezing.attack import (
     update_drift,
 )
 from icml25.memfreezing.data import TemporalStream, make_temporal_sbm
-from icml25.memfreezing.evaluate import evaluate_after_attack, half_life
+from icml25.memfreezing.evaluate import cos_trace, evaluate_after_attack, half_life
 from icml25.memfreezing.experiment import (
     BACKBONES,
     VICTIM_CHOICES,
@@ -64,6 +64,7 @@ __all__ = [
     "TemporalStream",
     "apply_injection",
     "choose_victims",
+    "cos_trace",
     "craft_injection",
     "evaluate_after_attack",
     "find_frozen_state",

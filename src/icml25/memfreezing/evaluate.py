@@ -18,6 +18,7 @@ from icml25.common.checks import (
 from icml25.memfreezing.attack import _victims
 from icml25.memfreezing.model import (
     TGNLite,
+    _batch,
     _check_state,
     _check_stream,
     _metrics,
@@ -25,7 +26,7 @@ from icml25.memfreezing.model import (
     _scored_replay,
 )
 
-__all__ = ["evaluate_after_attack", "half_life"]
+__all__ = ["cos_trace", "evaluate_after_attack", "half_life"]
 
 
 def _cos(mem, nodes, ref):
@@ -137,6 +138,50 @@ def evaluate_after_attack(
         nbr &= ~is_vic
         rows.append(state_row(w + 1, out[0], m_n))
     return pd.DataFrame(rows)
+
+
+@torch.no_grad()
+def cos_trace(
+    model,
+    stream,
+    start: int,
+    mem,
+    last,
+    victims,
+    reference_state,
+    end: int | None = None,
+    batch: int = 200,
+) -> np.ndarray:
+    """Mean cos(s_v, reference_state) over the victims at ``start`` and after every replay batch
+    of ``batch`` events in [start, end) (end None: the stream's end); shape (1 + n_batches,).
+
+    The replay is the one :func:`evaluate_after_attack` runs (batches of 200 by default), so
+    the trace resolves the decay of a frozen state within a window (one point per batch)
+    instead of at window ends only.
+    """
+    model = check_instance("model", model, TGNLite)
+    stream = _check_stream(stream)
+    start = check_int("start", start, 0, stream.n_events - 1)
+    end = stream.n_events if end is None else check_int("end", end, 1, stream.n_events)
+    if start >= end:
+        raise ValueError(f"start must be < end, got start={start}, end={end}")
+    mem, last = _check_state(model, mem, last)
+    vic = _victims(victims, model.n_nodes)
+    ref = check_tensor("reference_state", reference_state, 1).float()
+    if ref.numel() != model.mem_dim:
+        raise ValueError(
+            f"reference_state must have shape ({model.mem_dim},), got {tuple(ref.shape)}"
+        )
+    batch = check_int("batch", batch, 1)
+
+    def mean_cos(m):
+        return float(F.cosine_similarity(m[vic], ref[None], dim=1).mean())
+
+    out = [mean_cos(mem)]
+    for a in range(start, end, batch):
+        mem, last = model.update(mem, last, *_batch(stream, a, min(a + batch, end)))
+        out.append(mean_cos(mem))
+    return np.array(out)
 
 
 def half_life(excess) -> float:
