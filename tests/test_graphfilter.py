@@ -178,3 +178,11 @@ def test_diversity_only_covers_at_least_random():
     greedy = W[graphfilter(g, np.ones(len(TOY)), 4)].any(0).sum()
     for seed in range(10):
         assert greedy >= W[select_baseline("random", 4, graph=g, seed=seed)].any(0).sum()
+
+
+def test_transformer_ifd_runs_and_is_seeded():
+    """The `large` scorer on a tiny pool: one finite IFD > 0 per pair, the same for one seed."""
+    pairs = [(f"what is item {i}", f"item {i} is a thing number {i % 5}") for i in range(30)]
+    s = ifd_scores(pairs, lm="transformer", seed=0)
+    assert s.shape == (30,) and np.all(np.isfinite(s)) and np.all(s > 0)
+    assert np.array_equal(s, ifd_scores(pairs, lm="transformer", seed=0))

@@ -76,8 +76,9 @@ def _ifd_transformer(pairs, seed: int, epochs: int = 30, lx: int = 16, ly: int =
     from icml25.common.training import minibatch_training
 
     counts = Counter(w for a, b in pairs for w in _tok(a) + _tok(b))
-    vocab = {w: i + 3 for i, (w, _) in enumerate(counts.most_common(4000))}  # 0 BOS, 1 PAD, 2 SEP
-    ids = lambda s, m: [vocab.get(w, 1) for w in _tok(s)][:m]  # noqa: E731 (unknown -> PAD)
+    # ids: 0 BOS, 1 PAD, 2 SEP, 3 UNK (a word beyond the 4000 most frequent), words from 4 on
+    vocab = {w: i + 4 for i, (w, _) in enumerate(counts.most_common(4000))}
+    ids = lambda s, m: [vocab.get(w, 3) for w in _tok(s)][:m]  # noqa: E731
     L = lx + ly + 1
     cond = np.ones((len(pairs), L), dtype=np.int64)
     unc = np.ones((len(pairs), L), dtype=np.int64)
@@ -91,7 +92,7 @@ def _ifd_transformer(pairs, seed: int, epochs: int = 30, lx: int = 16, ly: int =
         unc[i, : len(y) + 1] = [2] + y
         mask_u[i, 1 : len(y) + 1] = True
     dev = get_device()
-    model = build_causal_lm(len(vocab) + 3, n_positions=L, seed=seed).to(dev)
+    model = build_causal_lm(len(vocab) + 4, n_positions=L, seed=seed).to(dev)
     # common.lm.train_lm's loop (AdamW, lr 3e-3, batches of 64, one permutation per epoch from
     # a generator seeded with ``seed``), with the batches moved to the device
     x_all = torch.from_numpy(np.concatenate([cond, unc])).to(dev)
