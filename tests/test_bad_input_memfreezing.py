@@ -69,6 +69,11 @@ BAD_INT_STREAM = st.one_of(
     st.just(mf.integer_times(mf.make_temporal_sbm(n_nodes=30, n_events=50, edge_dim=3))),
 )
 
+BAD_PAIR_STREAM = st.one_of(
+    BAD_STREAM,
+    st.just(mf.make_temporal_sbm(n_nodes=12, n_events=50, edge_dim=4)),
+    st.just(mf.make_temporal_sbm(n_nodes=30, n_events=600, edge_dim=3)),
+)
 BAD_MEM = bad_tensor(MEM)
 BAD_LAST = bad_tensor(LAST)
 BAD_VIC = st.one_of(bad_index_array(VIC, 30), st.just(np.array([1, 1])), st.just(torch.ones(2)))
@@ -153,7 +158,7 @@ ALL_SPECS: dict[str, Spec] = {
         },
         {
             "model": BAD_MODEL,
-            "stream": st.one_of(BAD_STREAM, st.just(mf.make_temporal_sbm(n_nodes=12, n_events=50))),
+            "stream": BAD_PAIR_STREAM,
             "train_frac": bad_probability(low_open=True),
             "epochs": bad_int(1),
             "batch": bad_int(1),
@@ -165,7 +170,7 @@ ALL_SPECS: dict[str, Spec] = {
     f"{P}.replay": Spec(
         mf.replay,
         {**STATE, "stream": STREAM, "start": 0, "end": 100},
-        {**STATE_BAD, "stream": BAD_STREAM, **range_bad(0, 100), "batch": bad_int(1)},
+        {**STATE_BAD, "stream": BAD_PAIR_STREAM, **range_bad(0, 100), "batch": bad_int(1)},
         finite=True,
     ),
     f"{P}.link_metrics": Spec(
@@ -173,7 +178,7 @@ ALL_SPECS: dict[str, Spec] = {
         {**STATE, "stream": STREAM, "start": 300, "end": 400, "nodes": VIC},
         {
             **STATE_BAD,
-            "stream": BAD_STREAM,
+            "stream": BAD_PAIR_STREAM,
             **range_bad(300, 400),
             "nodes": not_none(bad_index_array(VIC, 30)),
             "seed": bad_seed(),

@@ -288,7 +288,8 @@ claim(
     "memfreezing/1_memory/clean_auc",
     "TGN-lite (trained with its memory updater in the gradient) predicts future links: test "
     "AUC at least 0.75",
-    paper="TGN-style models reach AUC well above 0.9 on Wikipedia/Reddit (the attacked models)",
+    paper="the attacked models are competent link predictors (a premise; no number of the "
+    "paper is quoted, the PDF was not read)",
     value=col("tgn_all"),
     check=greater(0.75),
     control=("untrained TGN-lite (random weights)", col("untrained")),

@@ -153,6 +153,17 @@ def _check_stream(stream) -> TemporalStream:
     return check_instance("stream", stream, TemporalStream)
 
 
+def _check_pair(model, stream) -> TemporalStream:
+    """The stream, checked against the model's node count and edge-feature width."""
+    stream = _check_stream(stream)
+    if stream.n_nodes != model.n_nodes:
+        raise ValueError(f"stream has {stream.n_nodes} nodes, model {model.n_nodes}")
+    edge_dim = getattr(model, "edge_dim", None)
+    if edge_dim is not None and stream.edge_dim != edge_dim:
+        raise ValueError(f"stream has edge_dim {stream.edge_dim}, model {edge_dim}")
+    return stream
+
+
 def _check_state(model, mem, last):
     mem = check_tensor("mem", mem, 2)
     last = check_tensor("last", last, 1)
@@ -199,9 +210,7 @@ def train_tgn(
     ``{"loss": per-epoch mean losses, "seconds": wall time, "n_train": events}``.
     """
     model = _check_model(model)
-    stream = _check_stream(stream)
-    if stream.n_nodes != model.n_nodes:
-        raise ValueError(f"stream has {stream.n_nodes} nodes, model {model.n_nodes}")
+    stream = _check_pair(model, stream)
     train_frac = check_probability("train_frac", train_frac, low_open=True)
     epochs = check_int("epochs", epochs, 1)
     batch = check_int("batch", batch, 1)
@@ -244,7 +253,7 @@ def train_tgn(
 def replay(model, stream: TemporalStream, start: int, end: int, mem, last, batch: int = 200):
     """Advance the memory through events [start, end) in batches; returns (mem, last)."""
     model = _check_model(model)
-    stream = _check_stream(stream)
+    stream = _check_pair(model, stream)
     start, end = _check_range(stream, start, end)
     mem, last = _check_state(model, mem, last)
     batch = check_int("batch", batch, 1)
@@ -323,7 +332,7 @@ def link_metrics(
     touch those nodes count, anchored at that node. Returns ``({auc, ap, n}, mem, last)``.
     """
     model = _check_model(model)
-    stream = _check_stream(stream)
+    stream = _check_pair(model, stream)
     start, end = _check_range(stream, start, end)
     mem, last = _check_state(model, mem, last)
     if nodes is not None:
@@ -342,7 +351,7 @@ def update_gate_values(model, stream: TemporalStream, start: int, end: int, mem,
         raise ValueError(
             f"model must have updater='gru' to have an update gate, got {model.updater!r}"
         )
-    stream = _check_stream(stream)
+    stream = _check_pair(model, stream)
     start, end = _check_range(stream, start, end)
     mem, last = _check_state(model, mem, last)
     out = []
