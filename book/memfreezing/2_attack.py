@@ -334,8 +334,10 @@ print("the same from zero alone (restarts = 1):", np.round(ratio_one, 3))
 # reported seed's result had been seen, and from zero alone the check does not hold on every
 # seed); (3) the immediate effect: MemFreezing's window-1 victim AUC drop exceeds random
 # injection's by 0.02 (control: a second random injection against the first). The paper's
-# claims, asserted only if they hold and otherwise recorded as **not reproduced at this
-# scale**: (4) persistence: MemFreezing's mean victim drop over windows 5-8 above 0.02; (5)
+# claims, with the verdict **not reproduced** fixed in the code (the outcome of the runs that
+# designed the chapter; the check must fail on some seed, and if it held on every seed, at
+# another scale, the notebook would stop there and the verdict would need its control): (4)
+# persistence: MemFreezing's mean victim drop over windows 5-8 above 0.02; (5)
 # spread: the neighbours' mean AUC drop over windows 2-8 above 0.02; (6) against the
 # baselines: MemFreezing's late (5-8) drop exceeds greedy's by 0.02. The margins were fixed
 # before the run.
@@ -420,19 +422,21 @@ claim(
 
 
 def paper_claim(name, statement, paper, value, check, control, caveat, numbers):
-    """Assert the paper's claim if it holds on every seed; otherwise record it as not
-    reproduced at this scale (the rule was fixed before the run)."""
-    holds = bool(np.all(check.holds(np.atleast_1d(value))))
+    """Record the paper's claim as *not reproduced*, the verdict fixed in the code from the
+    runs that designed this chapter: the check must fail on some seed. If it holds on every
+    seed (another scale, another set-up), the claim helper stops the notebook: that is then
+    the result, and the verdict must be revisited with its control. The control's values are
+    kept in the record's numbers."""
+    label, values = control
     return claim(
         f"memfreezing/2_attack/{name}",
         statement,
         paper=paper,
         value=value,
         check=check,
-        control=control if holds else None,
-        verdict="reproduced" if holds else "not reproduced",
-        caveat=None if holds else caveat,
-        numbers=numbers,
+        verdict="not reproduced",
+        caveat=caveat,
+        numbers={**numbers, f"control: {label}": values},
         fmt=".3f",
     )
 

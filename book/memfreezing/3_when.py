@@ -426,17 +426,18 @@ plt.show()
 # above 0.1. The control for both is the same difference between two crafting seeds at β = 0,
 # which must fail.
 #
-# The four sweeps, each stated before the run as the hypothesis it tests, asserted where it
-# holds on every seed and otherwise recorded as not holding (**not reproduced**, with the
-# measured gap): (3) a larger memory (64 against 16 dimensions) keeps s\* longer, half-life up
-# by more than 0.5 windows (our hypothesis, no paper number: **illustrated** if it holds);
-# (4) cross-freezing helps: s\* searched with ρ = 1 outlasts ρ = 0 by more than 0.5 windows
-# (the paper's mechanism); (5) the least active victims keep s\* longer than the most active,
-# by more than 0.5 windows (the brief's hypothesis: **illustrated** if it holds), and (6) their
+# The four sweeps, each stated before the run as the hypothesis it tests, with the verdict
+# **not reproduced** fixed in the code (the outcome of the runs that designed the chapter, with
+# the measured gap; if a hypothesis held on every seed, at another scale, the notebook would
+# stop there and the verdict would need revisiting): (3) a larger memory (64 against 16
+# dimensions) keeps s\* longer, half-life up by more than 0.5 windows (our hypothesis, no
+# paper number); (4) cross-freezing helps: s\* searched with ρ = 1 outlasts ρ = 0 by more than
+# 0.5 windows (the paper's mechanism); (5) the least active victims keep s\* longer than the
+# most active, by more than 0.5 windows (the brief's hypothesis), and (6) their
 # late (windows 5-8) AUC drop exceeds 0.02 (the paper's persistence, on other victims); (7)
 # the RNN updater (JODIE-like) shows the paper's persistence: late AUC drop above 0.02. The
-# control of (3)-(5) is the two-crafting-seed difference above; that of (6)-(7) a random
-# injection on the same victims.
+# reference of (3)-(5), kept in the record, is the two-crafting-seed difference above; that of
+# (6)-(7) a random injection on the same victims.
 
 # %%
 runtime_s = time.perf_counter() - t_start
@@ -493,20 +494,21 @@ def level(sweep, lev, column):
     return sub[column].to_numpy(dtype=float)
 
 
-def sweep_claim(name, statement, paper, value, check, control, verdict, caveat, numbers):
-    """Assert the hypothesis where it holds on every seed (with its control and ``verdict``);
-    otherwise record it as not holding, with the measured gap (rule fixed before the run)."""
-    holds = bool(np.all(check.holds(np.atleast_1d(value))))
+def sweep_claim(name, statement, paper, value, check, control, caveat, numbers):
+    """Record a sweep's hypothesis as *not reproduced*, the verdict fixed in the code from the
+    runs that designed this chapter: the check must fail on some seed (if it holds on every
+    seed, at another scale, the claim helper stops the notebook and the verdict must be
+    revisited with its control). The control's values are kept in the record's numbers."""
+    label, values = control
     return claim(
         f"memfreezing/3_when/{name}",
         statement,
         paper=paper,
         value=value,
         check=check,
-        control=control if holds else None,
-        verdict=verdict if holds else "not reproduced",
-        caveat=caveat if holds else f"as measured: {caveat}",
-        numbers=numbers,
+        verdict="not reproduced",
+        caveat=f"as measured: {caveat}",
+        numbers={**numbers, f"control: {label}": values},
         fmt=".3f",
     )
 
@@ -522,7 +524,6 @@ sweep_claim(
     hl_mem,
     greater(0.5),
     ("two crafting seeds at β = 0", hl_null),
-    "illustrated",
     f"half-life {level('memory size', M0, 'half_life').mean():.2f} ({M0}) vs "
     f"{level('memory size', M1, 'half_life').mean():.2f} ({M1}) windows; late drop at {M1} "
     f"{level('memory size', M1, 'late_drop').mean():.3f}; each size re-trained",
@@ -543,7 +544,6 @@ sweep_claim(
     hl_frac,
     greater(0.5),
     ("two crafting seeds at β = 0", hl_null),
-    "reproduced",
     f"half-life {level('frozen-neighbour fraction', 0.0, 'half_life').mean():.2f} (ρ = 0) vs "
     f"{level('frozen-neighbour fraction', 1.0, 'half_life').mean():.2f} (ρ = 1) windows; the "
     "real neighbours are not frozen, whatever ρ the search assumed",
@@ -565,7 +565,6 @@ sweep_claim(
     hl_low,
     greater(0.5),
     ("two crafting seeds at β = 0", hl_null),
-    "illustrated",
     f"half-life {level('victims', 'most active', 'half_life').mean():.2f} (most active) vs "
     f"{level('victims', 'least active', 'half_life').mean():.2f} (least active) windows, with "
     f"{level('victims', 'most active', 'events_per_window').mean():.0f} vs "
@@ -589,7 +588,6 @@ sweep_claim(
     late_low,
     greater(0.02),
     ("random injection on the same victims", level("victims", "least active", "random_late")),
-    "reproduced",
     f"mean late drop {late_low.mean():.3f}, window-1 drop "
     f"{level('victims', 'least active', 'w1_drop').mean():.3f}",
     {"window-1 drop": level("victims", "least active", "w1_drop")},
@@ -603,7 +601,6 @@ sweep_claim(
     late_rnn,
     greater(0.02),
     ("random injection on the same victims", level("updater", "RNN", "random_late")),
-    "reproduced",
     f"mean late drop {late_rnn.mean():.3f}, window-1 drop "
     f"{level('updater', 'RNN', 'w1_drop').mean():.3f}, half-life "
     f"{level('updater', 'RNN', 'half_life').mean():.2f} windows (GRU "
