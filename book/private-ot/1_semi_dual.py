@@ -18,9 +18,10 @@
 #
 # The private estimator picks, from a finite net of smooth potentials, the one with the smallest
 # clipped empirical semi-dual $S_n(\varphi) = \frac1n\sum_i \varphi(X_i) + \frac1n\sum_j
-# \varphi^*(Y_j)$. This notebook builds the net (625 potentials $\varphi_\theta = |x|^2/2 +
-# \sum_k \theta_k g_k$ with four Gaussian bumps $g_k$), shows the data and the maps, and checks
-# the two facts the method stands on: the true potential $\varphi_0$ **minimises** the semi-dual,
+# \varphi^*(Y_j)$. This notebook builds the net ({glue:text}`n_cand` potentials
+# $\varphi_\theta = |x|^2/2 + \sum_k \theta_k g_k$ with four Gaussian bumps $g_k$), shows the
+# data and the maps, and checks the two facts the method stands on: the true potential
+# $\varphi_0$ **minimises** the semi-dual,
 # and the excess semi-dual $S(\varphi) - S(\varphi_0)$ **controls the map error**
 # $\|\nabla\varphi - \nabla\varphi_0\|^2_{L^2(P)}$ (the stability inequality). Both fail with the
 # plain discrete Legendre transform (a max over grid points, as in the authors' notebook): it
@@ -81,8 +82,9 @@ print(SCALE, CONFIG)
 #
 # The grid has $N$ points per axis on $[-\frac12, \frac12]^2$; every potential and its conjugate
 # is stored as its $N^2$ grid values. The net is every $\theta \in \{-0.006, \dots, 0.006\}^4$
-# (5 levels, $5^4 = 625$ candidates; bumps of width $w = 0.12$ centred at $(\pm0.15, \pm0.15)$),
-# built twice: with the plain conjugate and with the refined one.
+# ({glue:text}`n_levels` levels, {glue:text}`n_cand` candidates; 5 levels and $5^4 = 625$ at
+# `small`, 7 and $7^4 = 2401$ at `large`; bumps of width $w = 0.12$ centred at
+# $(\pm0.15, \pm0.15)$), built twice: with the plain conjugate and with the refined one.
 
 # %%
 points, axis = make_grid(CONFIG["N"])
@@ -95,6 +97,8 @@ E = candidate_errors(family)  # (M, M) squared L2(P) distances between candidate
 zero = int(np.flatnonzero(np.all(family.thetas == 0, axis=1))[0])
 extreme = int(np.flatnonzero(np.all(family.thetas == [LEVEL, -LEVEL, LEVEL, -LEVEL], axis=1))[0])
 print(f"{family.size} candidates, conjugates of both nets in {conj_s:.1f} s")
+glue("n_cand", family.size, display=False)
+glue("n_levels", CONFIG["levels"], display=False)
 print(f"random-candidate error level: {E.mean():.2e}; largest pairwise error: {E.max():.2e}")
 
 # %%
@@ -166,7 +170,8 @@ plt.show()
 # the second-order term $\frac12|\nabla\varphi_\theta(y) - y|^2$, which is exactly what makes
 # $S(\varphi_\theta) > S(\varphi_0)$. The refined transform adds $\frac12 r^\top H^{-1} r$ with
 # $r = y - \nabla\varphi(x^\star)$ at the discrete maximiser $x^\star$ (exact for quadratics).
-# We draw $n = 2\cdot10^5$ samples from $\theta_0 = 0$ and score all 625 candidates both ways.
+# We draw $n = 2\cdot10^5$ samples from $\theta_0 = 0$ and score all {glue:text}`n_cand`
+# candidates both ways.
 
 # %%
 gaps = {"refined": [], "plain": []}
@@ -228,13 +233,15 @@ plotting.panel_labels(axes)
 plt.show()
 
 # %% [markdown]
-# *What to see:* (a) the 80 best-scoring candidates (of 625) at $\theta_0 = 0$, zoomed on the
-# bottom: with the plain conjugate {glue:text}`n_below_plain:.0f` score at or below the truth
-# (points under the black line), so even $n = 2\cdot10^5$ noiseless samples cannot single out
+# *What to see:* (a) the 80 best-scoring candidates (of {glue:text}`n_cand`) at
+# $\theta_0 = 0$, zoomed on the bottom: with the plain conjugate {glue:text}`n_below_plain:.0f`
+# score at or below the truth (points under the black line), so even $n = 2\cdot10^5$
+# noiseless samples cannot single out
 # $\theta_0$; with the refined one the truth is the unique minimiser, by a clear gap. (b) inside the
-# method: over all 625 candidates, the refined excess semi-dual lies close to half the squared map
-# error (dashed), the stability inequality in its sharpest form (for $\varphi_0 = |x|^2/2$,
-# $S(\varphi) - S(\varphi_0) \approx \frac12\|\nabla\varphi - \nabla\varphi_0\|^2$); the plain one
+# method: over all {glue:text}`n_cand` candidates, the refined excess semi-dual lies close to
+# half the squared map error (dashed), the stability inequality in its sharpest form (for
+# $\varphi_0 = |x|^2/2$, $S(\varphi) - S(\varphi_0) \approx
+# \frac12\|\nabla\varphi - \nabla\varphi_0\|^2$); the plain one
 # sits below it, flattened towards zero.
 #
 # ## The stability inequality on the population, for several $\theta_0$
@@ -284,10 +291,12 @@ print("   refined, shuffled pairing:", np.round(shuffled, 4))
 
 # %%
 runtime_s = time.perf_counter() - t_start
+_words = {3: "three", 5: "five"}
 claim(
     "private-ot/1_semi_dual/truth_unique_minimiser",
     "With the refined Legendre transform, the planted potential theta_0 = 0 is the unique "
-    "minimiser of the clipped empirical semi-dual over the 625-candidate net at n = 2e5 (the "
+    f"minimiser of the clipped empirical semi-dual over the {family.size}-candidate net at "
+    "n = 2e5 (the "
     "smallest gap to another candidate is > 0 in every data seed); with the plain transform it "
     "is not",
     paper="phi_0 minimises the semi-dual S (Kantorovich duality), the basis of the estimator",
@@ -295,7 +304,8 @@ claim(
     check=greater(0.0),
     control=("plain conjugate", gaps["plain"]),
     verdict="illustrated",
-    caveat="a check of the discretisation (one theta_0 = 0, three data seeds), not of the "
+    caveat=f"a check of the discretisation (one theta_0 = 0, {_words[CONFIG['data_seeds']]} "
+    "data seeds), not of the "
     "paper: Kantorovich duality makes phi_0 the minimiser; the authors' notebook uses the "
     "plain transform, under which it is not the unique one",
     fmt=".2e",

@@ -20,12 +20,12 @@
 # law is known exactly, so its privacy loss $\log p_D(m)/p_{D'}(m)$ can be computed on
 # neighbouring data sets, both the worst neighbour that the data allow and the worst score
 # vectors the sensitivity allows. (2) The Laplace report-noisy-min is audited as a black box:
-# 20 000 releases on $D$ and on $D'$ (one $X_i$ moved to a corner of the box), an output set
-# chosen on one half of the releases, and a Clopper–Pearson lower bound on $\varepsilon$ from
-# the other half (`audit_epsilon`). A black-box audit cannot prove $\varepsilon$-DP; what it
-# can do is catch a bug, so we plant one (the noise too small by a factor 3 to 1000) and
-# measure the smallest factor it catches, on real data neighbours and on the worst score
-# vectors that the sensitivity allows. (3) Two limits:
+# {glue:text}`n_releases` releases on $D$ and on $D'$ (one $X_i$ moved to a corner of the box),
+# an output set chosen on one half of the releases, and a Clopper–Pearson lower bound on
+# $\varepsilon$ from the other half (`audit_epsilon`). A black-box audit cannot prove
+# $\varepsilon$-DP; what it can do is catch a bug, so we plant one (the noise too small by a
+# factor 3 to 1000) and measure the smallest factor it catches, on real data neighbours and on
+# the worst score vectors that the sensitivity allows. (3) Two limits:
 # a truth half a lattice step off the net (misspecified) leaves an error floor, and the
 # non-private POT maps (EMD, Sinkhorn), which do not know the family, are far worse at
 # $n \le 2000$: a comparison that favours our oracle net by construction.
@@ -92,6 +92,10 @@ E = candidate_errors(family)
 zero = int(np.flatnonzero(np.all(family.thetas == 0, 1))[0])  # theta = 0: the identity map
 zero_level = float(E[zero].mean())  # the best data-free (0-DP) guess, uniform planted truth
 print(SCALE, CONFIG, f"{family.size} candidates; identity map's error {zero_level:.2e}")
+glue("n_cand", family.size, display=False)
+glue("n_releases", f"{CONFIG['releases']:,}".replace(",", " "), display=False)
+glue("n_reps", CONFIG["reps"], display=False)
+glue("n_seeds", CONFIG["seeds"], display=False)
 
 # %% [markdown]
 # ## Exact privacy loss of the exponential mechanism
@@ -150,13 +154,14 @@ print(
 # *What to see:* the worst score vectors come close to the guarantee for small $\varepsilon$
 # (the loss approaches $\varepsilon$ from below) and never cross it; real neighbours are far
 # from it, because
-# moving one sample shifts all 625 scores almost equally (the spread of the change is a few
-# per cent of $\Delta$), and a common shift changes no selection.
+# moving one sample shifts all {glue:text}`n_cand` scores almost equally (the spread of the
+# change is a few per cent of $\Delta$), and a common shift changes no selection.
 #
 # ## Auditing the Laplace mechanism, and planted bugs
 #
 # The data neighbour moves the $X_i$ that most changes the contest between the two best
-# candidates of $D$ to a corner ($n = 1000$, $\varepsilon = 0.5$, 3 data seeds). The planted
+# candidates of $D$ to a corner ($n = 1000$, $\varepsilon = 0.5$,
+# {glue:text}`n_seeds` data seeds). The planted
 # bug multiplies the scores by a factor $f$ while keeping the noise calibrated to
 # $\Delta = 2C/n$: the noise is $f$ times too small ($f = n$ is the bug of scoring by sums
 # $nS_n$). The same audit is run on the worst score vectors the sensitivity allows: two
@@ -221,17 +226,18 @@ glue("audit_100_data", float(audit_data[:, FACTORS.index(100)].max()), display=F
 # is {glue:text}`min_f_worst:.0f` times too small is caught in every seed (a valid 95 % lower
 # bound above the claimed $\varepsilon$ is proof, at that confidence, that the code is not
 # $\varepsilon$-DP). On real data neighbours the audit is blind: moving one sample shifts all
-# 625 scores almost equally (see above), so the bound is {glue:text}`audit_ok_data:.3f` for the
-# correct mechanism, still {glue:text}`audit_100_data:.3f` at most for a bug of 100x; caught in
-# every seed: {glue:text}`caught_data_text`. A bound below $\varepsilon$ is no evidence of
-# privacy: a black-box audit cannot prove DP, and on this data it could not see a bug of 100x.
+# {glue:text}`n_cand` scores almost equally (see above), so the bound is
+# {glue:text}`audit_ok_data:.3f` for the correct mechanism, still
+# {glue:text}`audit_100_data:.3f` at most for a bug of 100x; caught in every seed:
+# {glue:text}`caught_data_text`. A bound below $\varepsilon$ is no evidence of privacy: a
+# black-box audit cannot prove DP, and on this data it could not see a bug of 100x.
 #
 # ## Misspecification: a truth off the net
 #
 # The truths are moved half a lattice step off the net in every coordinate; the net (the
-# mechanism's candidates) stays the same 625 lattice potentials. For the well-specified
-# control the truths are lattice points. $\varepsilon \in \{1, \infty\}$, 30 data sets per
-# $n$ and seed, 3 seeds.
+# mechanism's candidates) stays the same {glue:text}`n_cand` lattice potentials. For the
+# well-specified control the truths are lattice points. $\varepsilon \in \{1, \infty\}$,
+# {glue:text}`n_reps` data sets per $n$ and seed, {glue:text}`n_seeds` seeds.
 
 # %%
 step = LEVELS[1] - LEVELS[0]
