@@ -207,3 +207,71 @@ def test_label_disruption_code_propagation(graph):
     assert a["dropped_share"] == b["dropped_share"]
     assert np.isfinite(b["inertia_clients"]) and np.isfinite(b["inertia_graph"])
     assert b["inertia_clients"] != pytest.approx(a["inertia_clients"], rel=1e-3)
+
+
+# History of run_federated (3 clients of the fixture graph, 3 rounds, 2 local steps,
+# weights (5, 1), seed 7) and client_update's terms, as measured by the implementation before
+# the per-client caches (filters, teacher softmax, global bands, one eval forward per round):
+# the fast path must give the same numbers.
+REFERENCE = {
+    "local": [
+        [0.5223880597014925, 0.7014925373134329, 0.7761194029850746],
+        [0.44221105527638194, 0.6532663316582915, 0.7487437185929648],
+        [1.477955937385559, 0.824685295422872, 0.38279492656389874],
+        [0.0, 0.0, 0.0],
+        [0.0, 0.0, 0.0],
+    ],
+    "fedavg": [
+        [0.5323383084577115, 0.7114427860696517, 0.746268656716418],
+        [0.5979899497487438, 0.6432160804020101, 0.7688442211055276],
+        [1.477955937385559, 1.0273285309473674, 0.619422197341919],
+        [0.0, 0.0, 0.0],
+        [0.0, 0.0, 0.0],
+    ],
+    "fedprox": [
+        [0.527363184079602, 0.7164179104477612, 0.7562189054726368],
+        [0.5979899497487438, 0.6582914572864321, 0.7738693467336684],
+        [1.477955937385559, 1.029347817103068, 0.6205375989278158],
+        [0.0, 0.0, 0.0],
+        [0.0, 0.0, 0.0],
+    ],
+    "s2fgl": [
+        [0.5323383084577115, 0.7512437810945274, 0.8059701492537313],
+        [0.5979899497487438, 0.7185929648241206, 0.8140703517587939],
+        [1.477955937385559, 1.031576156616211, 0.5644307931264242],
+        [0.0, 0.0017604658302540581, 0.00175865456306686],
+        [0.0, 0.21954462925593057, 0.3163522779941559],
+    ],
+    "s2fgl-nlir": [
+        [0.5323383084577115, 0.7164179104477612, 0.7512437810945274],
+        [0.5979899497487438, 0.6482412060301508, 0.7688442211055276],
+        [1.477955937385559, 1.0278115272521973, 0.6185449361801147],
+        [0.0, 0.0017390579838926594, 0.0022970060041795173],
+        [0.0, 0.0, 0.0],
+    ],
+    "s2fgl-fgma": [
+        [0.5323383084577115, 0.7512437810945274, 0.8009950248756219],
+        [0.5979899497487438, 0.7185929648241206, 0.8190954773869347],
+        [1.477955937385559, 1.031505823135376, 0.5650917887687683],
+        [0.0, 0.0, 0.0],
+        [0.0, 0.21952974796295166, 0.31911595662434894],
+    ],
+    "client_update": [1.503474473953247, 0.01688210293650627, 0.12217202037572861],
+}
+
+
+def test_fast_path_matches_reference_history(graph):
+    clients = s2fgl.louvain_partition(graph, n_clients=3, seed=0)
+    fields = ("accuracy", "val_accuracy", "ce", "kl", "fgma")
+    for method in s2fgl.METHODS:
+        h = s2fgl.run_federated(
+            method, clients, rounds=3, local_steps=2, weights=(5.0, 1.0), seed=7
+        )
+        for name, want in zip(fields, REFERENCE[method], strict=True):
+            np.testing.assert_allclose(getattr(h, name), want, rtol=0, atol=1e-10, err_msg=name)
+    torch.manual_seed(3)
+    gm = s2fgl.ACMGCN(clients[0].x.shape[1], 16, 5)
+    lm = s2fgl.ACMGCN(clients[0].x.shape[1], 16, 5)
+    cb = torch.randn(5, 4, 16)
+    got = s2fgl.client_update(lm, gm, clients[0], local_steps=3, codebook=cb)
+    np.testing.assert_allclose(got, REFERENCE["client_update"], rtol=0, atol=1e-10)

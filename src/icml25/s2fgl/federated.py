@@ -22,10 +22,13 @@ from icml25.common import checks
 from icml25.s2fgl.data import ClientData
 from icml25.s2fgl.model import (
     ACMGCN,
+    _acm_filters,
+    _bands,
+    _codebook_kl,
+    _fgma,
+    _kl_teacher,
     build_codebook,
-    codebook_kl_loss,
     fedavg,
-    frequency_alignment_loss,
 )
 from icml25.s2fgl.spectral import _check_clients, node_importance
 
@@ -54,12 +57,25 @@ class History:
     extra: dict = field(default_factory=dict)
 
 
-def _tensors(c: ClientData, alpha: float = 0.85) -> dict:
+def _tensors(c: ClientData, model: ACMGCN, alpha: float = 0.85) -> dict:
+    """One client's tensors, once per run: features, labels, masks, important nodes, and the
+    ACM-GCN filters (A_low, A_high), which depend only on the fixed subgraph. ``model``'s
+    ``forward`` runs once on them (eval mode, no dropout draw) to check x and adj."""
     n = len(c.nodes)
     imp = np.argsort(-node_importance(c.adj, c.train_mask, alpha), kind="stable")[: n // 3]
+    x = torch.as_tensor(c.x, dtype=torch.float32)
+    adj = torch.as_tensor(c.adj, dtype=torch.float32)
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        model(x, adj)  # the public checks (x columns, adj square/symmetric/non-negative/size)
+    model.train(was_training)
+    low, high = _acm_filters(adj)
     return {
-        "x": torch.as_tensor(c.x, dtype=torch.float32),
-        "adj": torch.as_tensor(c.adj, dtype=torch.float32),
+        "x": x,
+        "adj": adj,
+        "low": low,
+        "high": high,
         "y": torch.as_tensor(c.y),
         "tr": torch.as_tensor(c.train_mask),
         "va": torch.as_tensor(c.val_mask),
@@ -69,16 +85,18 @@ def _tensors(c: ClientData, alpha: float = 0.85) -> dict:
     }
 
 
-def _accuracy(models: list, data: list[dict], key: str) -> float:
-    correct = total = 0
+def _accuracy(models: list, data: list[dict], keys: tuple[str, ...]) -> list[float]:
+    """Pooled accuracy on each mask in ``keys``, one eval forward per client."""
+    correct, total = [0] * len(keys), [0] * len(keys)
     with torch.no_grad():
         for model, d in zip(models, data, strict=True):
             model.eval()
-            logits, _ = model(d["x"], d["adj"])
-            mask = d[key]
-            correct += int((logits.argmax(1)[mask] == d["y"][mask]).sum())
-            total += int(mask.sum())
-    return correct / max(total, 1)
+            pred = model._forward(d["x"], d["low"], d["high"])[0].argmax(1)
+            for i, key in enumerate(keys):
+                mask = d[key]
+                correct[i] += int((pred[mask] == d["y"][mask]).sum())
+                total[i] += int(mask.sum())
+    return [c / max(t, 1) for c, t in zip(correct, total, strict=True)]
 
 
 def _local_steps(
@@ -96,10 +114,20 @@ def _local_steps(
 ) -> tuple[float, float, float]:
     """``local_steps`` Adam steps on one client's loss; returns the last (CE, KL, FGMA)."""
     g_params = [p.detach().clone() for p in glob.parameters()]
-    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=5e-4)
+    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=5e-4, foreach=True)
+    # what stays fixed over the local steps is computed once: the teacher's codebook softmax
+    # and the global embeddings' k-NN Laplacian bands (h_glob is the frozen global model's)
+    if codebook is not None:
+        b = codebook.reshape(-1, codebook.shape[-1]).to(h_glob.dtype)
+        with torch.no_grad():
+            log_tea = _kl_teacher(h_glob.detach(), b, 1.0)
+    if align:
+        m = min(10, len(d["imp"]) // 2)  # 10 (the code's); fewer on tiny clients
+        hg_imp = h_glob[d["imp"]].detach()
+        bands_g = _bands(hg_imp, 3, m)
+    model.train()
     for _ in range(local_steps):
-        model.train()
-        logits, h = model(d["x"], d["adj"])
+        logits, h = model._forward(d["x"], d["low"], d["high"])
         ce = F.cross_entropy(logits[d["tr"]], d["y"][d["tr"]])
         kl = fg = torch.zeros(())
         loss = ce
@@ -107,11 +135,10 @@ def _local_steps(
             pairs = zip(model.parameters(), g_params, strict=True)
             loss = loss + prox_mu * sum(((p - q) ** 2).sum() for p, q in pairs)
         if codebook is not None:
-            kl = codebook_kl_loss(h, h_glob, codebook)
+            kl = _codebook_kl(h, log_tea, b, 1.0)
             loss = loss + weights[0] * kl
         if align:
-            m = min(10, len(d["imp"]) // 2)  # 10 (the code's); fewer on tiny clients
-            fg = frequency_alignment_loss(h[d["imp"]], h_glob[d["imp"]], k=3, m=m)
+            fg = _fgma(h[d["imp"]], hg_imp, bands_g, 3, m)
             loss = loss + weights[1] * fg
         opt.zero_grad()
         loss.backward()
@@ -146,10 +173,16 @@ def client_update(
     prox_mu = checks.check_real("prox_mu", prox_mu, 0.0)
     if codebook is not None:
         codebook = checks.check_tensor("codebook", codebook, ndim=3)
-    d = _tensors(client)
+    d = _tensors(client, global_model)
+    _tensors(client, model)  # the same checks against the local model's input width
+    if codebook is not None and codebook.shape[-1] != global_model.l2.w[0].out_features:
+        raise ValueError(
+            f"codebook must be (C, R, {global_model.l2.w[0].out_features}), "
+            f"got {tuple(codebook.shape)}"
+        )
     global_model.eval()
     with torch.no_grad():
-        _, h_glob = global_model(d["x"], d["adj"])
+        _, h_glob = global_model._forward(d["x"], d["low"], d["high"])
     use_kl = method in ("s2fgl", "s2fgl-nlir") and codebook is not None
     return _local_steps(
         model,
@@ -221,27 +254,25 @@ def run_federated(
     seed = checks.check_seed("seed", seed)
     t0 = time.perf_counter()
     torch.manual_seed(seed)
-    data = [_tensors(c) for c in clients]
     n_classes = int(max(int(c.y.max()) for c in clients)) + 1
     in_dim = int(clients[0].x.shape[1])
     glob = ACMGCN(in_dim, hidden, n_classes)
     locals_ = [copy.deepcopy(glob) for _ in clients]
-    teacher = copy.deepcopy(glob)
-    for p in teacher.parameters():
-        p.requires_grad_(False)
+    data = [_tensors(c, glob) for c in clients]
     use_kl, use_fg = method in ("s2fgl", "s2fgl-nlir"), method in ("s2fgl", "s2fgl-fgma")
     vol = np.array([int(c.train_mask.sum()) for c in clients], dtype=float)
     codebook = None
     hist = {k: [] for k in ("acc", "val", "ce", "kl", "fgma")}
     for r in range(rounds):
         states, protos, counts, terms = [], [], [], []
+        if method != "local":
+            g_state = glob.state_dict()
+            glob.eval()  # the frozen teacher of this round (it changes only at fedavg)
         for model, d in zip(locals_, data, strict=True):
             if method != "local":
-                model.load_state_dict(glob.state_dict())
-                teacher.load_state_dict(glob.state_dict())
-                teacher.eval()
+                model.load_state_dict(g_state)
                 with torch.no_grad():
-                    _, h_glob = teacher(d["x"], d["adj"])
+                    _, h_glob = glob._forward(d["x"], d["low"], d["high"])
             else:
                 h_glob = None
             cb = codebook if use_kl else None
@@ -264,7 +295,7 @@ def run_federated(
             if use_kl:
                 model.eval()
                 with torch.no_grad():
-                    _, h = model(d["x"], d["adj"])
+                    _, h = model._forward(d["x"], d["low"], d["high"])
                 lab = d["lab"]
                 onehot = F.one_hot(d["y"][lab], n_classes).float()  # (n_lab, C)
                 cnt = onehot.sum(0)
@@ -279,8 +310,9 @@ def run_federated(
             codebook = build_codebook(
                 torch.stack(protos).numpy(), torch.stack(counts).numpy(), seed=seed * 1000 + r
             )
-        hist["acc"].append(_accuracy(evaluated, data, "te"))
-        hist["val"].append(_accuracy(evaluated, data, "va"))
+        acc_te, acc_va = _accuracy(evaluated, data, ("te", "va"))
+        hist["acc"].append(acc_te)
+        hist["val"].append(acc_va)
         t = np.array(terms).mean(0)
         hist["ce"].append(t[0])
         hist["kl"].append(t[1])

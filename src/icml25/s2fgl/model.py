@@ -83,6 +83,13 @@ class ACMGCN(nn.Module):
         low, high = _acm_filters(adj)
         if low.shape[0] != x.shape[0]:
             raise ValueError(f"adj must be ({x.shape[0]}, {x.shape[0]}), got {tuple(adj.shape)}")
+        return self._forward(x, low, high)
+
+    def _forward(
+        self, x: torch.Tensor, low: torch.Tensor, high: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``forward`` on inputs already checked, with the filters of :func:`_acm_filters`
+        (the federated loop computes them once per client)."""
         h = F.dropout(self.l1(x, low, high), self.dropout, self.training)
         h = self.l2(h, low, high)
         return self.fc(h), h
@@ -140,11 +147,18 @@ def codebook_kl_loss(
         raise ValueError(f"codebook must be (C, R, {hl.shape[1]}), got {tuple(cb.shape)}")
     T = checks.check_positive("T", T)
     b = cb.reshape(-1, cb.shape[-1]).to(hl.dtype)
-    tea = F.cosine_similarity(hg[:, None, :], b[None], dim=-1) / T
+    return _codebook_kl(hl, _kl_teacher(hg, b, T), b, T)
+
+
+def _kl_teacher(hg: torch.Tensor, b: torch.Tensor, T: float) -> torch.Tensor:
+    """log softmax(cos(h_g, B)/T), (n, C R): fixed while h_g is (once per client and round)."""
+    return F.log_softmax(F.cosine_similarity(hg[:, None, :], b[None], dim=-1) / T, 1)
+
+
+def _codebook_kl(hl: torch.Tensor, log_tea: torch.Tensor, b: torch.Tensor, T: float):
+    """:func:`codebook_kl_loss` on checked inputs, B flattened (C R, d), teacher precomputed."""
     stu = F.cosine_similarity(hl[:, None, :], b[None], dim=-1) / T
-    kl = F.kl_div(
-        F.log_softmax(stu, 1), F.log_softmax(tea, 1), reduction="batchmean", log_target=True
-    )
+    kl = F.kl_div(F.log_softmax(stu, 1), log_tea, reduction="batchmean", log_target=True)
     return kl * T**2
 
 
@@ -160,6 +174,12 @@ def knn_laplacian_bands(
     m = checks.check_int("m", m, 1)
     if 2 * m > n:
         raise ValueError(f"m must satisfy 2 m <= n = {n}, got m = {m}")
+    return _bands(h, k, m)
+
+
+@torch.no_grad()
+def _bands(h: torch.Tensor, k: int, m: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`knn_laplacian_bands` on checked inputs."""
     hn = F.normalize(h.detach().double(), dim=1)
     s = hn @ hn.T
     val, idx = s.topk(k + 1, dim=1)
@@ -187,8 +207,20 @@ def frequency_alignment_loss(
     if 2 * m > n:
         raise ValueError(f"m must satisfy 2 m <= n = {n}, got m = {m}")
     form = checks.check_choice("form", form, ("band", "pairs"))
-    bands_l = knn_laplacian_bands(hl, k, m)
-    bands_g = knn_laplacian_bands(hg, k, m)
+    return _fgma(hl, hg, _bands(hg, k, m), k, m, form)
+
+
+def _fgma(
+    hl: torch.Tensor,
+    hg: torch.Tensor,
+    bands_g: tuple[torch.Tensor, torch.Tensor],
+    k: int,
+    m: int,
+    form: str = "band",
+) -> torch.Tensor:
+    """:func:`frequency_alignment_loss` on checked inputs, the global bands precomputed (they
+    are fixed while h_global is: once per client and round)."""
+    bands_l = _bands(hl, k, m)
     loss = hl.new_zeros(())
     for ul, ug in zip(bands_l, bands_g, strict=True):
         if form == "band":
