@@ -187,8 +187,9 @@ def test_no_silent_nan_without_training_nodes(graph):
     for method in ("fedavg", "s2fgl"):
         with pytest.raises(ValueError, match="clients"):
             s2fgl.run_federated(method, [clients[0], empty, clients[2]], rounds=1)
-    with pytest.raises(ValueError, match="split"):
-        s2fgl.louvain_partition(graph, n_clients=3, seed=0, split=(0.0, 0.5, 0.5))
+    for split in ((0.0, 0.5, 0.5), (0.9, 0.1, 0.0), (0.8, 0.0, 0.2), (1.0, 0.0, 0.0)):
+        with pytest.raises(ValueError, match="split"):  # no silent 0.0 test/val accuracy
+            s2fgl.louvain_partition(graph, n_clients=3, seed=0, split=split)
 
 
 def test_acmgcn_filters_finite_on_valid_adj(graph):

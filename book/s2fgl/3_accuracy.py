@@ -30,7 +30,7 @@
 # The regime (20 % labelled nodes per client, feature signal σ = 0.35, 25 % inter-community
 # partners, N = 1000, K = 10) was fixed on seeds 100–102 too.
 #
-# At `small` scale the notebook takes about two minutes on one CPU thread.
+# At `small` scale the notebook takes under two minutes on one CPU thread.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -208,8 +208,9 @@ for lab, d in (
 # control is compared with the same local-only runs.) The 5-point margin and this control were
 # checked on seeds 100–102, with a separate script, before the reported seeds ran: the
 # permuted-label FedAvg fell far below local-only training there. The paper's claim, S2FGL
-# beating FedAvg, is checked seed by seed; it is
-# asserted as reproduced only if its 95 % interval excludes 0 from above.
+# beating FedAvg, is checked seed by seed with the verdict *not reproduced* fixed in the code
+# (the outcome of the runs that designed the chapter): if S2FGL ever beat FedAvg on every seed,
+# at another scale, the check would stop the notebook and the verdict would need revisiting.
 
 # %%
 runtime_s = time.perf_counter() - t_start
@@ -234,36 +235,24 @@ claim(
 m, h = t_interval(diff)
 mt, ht = t_interval(diff_t)
 mn, hn = t_interval(FINAL["S2FGL-NLIR"] - FINAL["FedAvg"])
-if m - h > 0:
-    claim(
-        "s2fgl/3_accuracy/s2fgl_beats_fedavg",
-        "S2FGL (paper's weights) beats FedAvg in pooled test accuracy",
-        paper="S2FGL beats FL/FGL baselines on six data sets (main table)",
-        value=diff,
-        check=greater(0.0),
-        verdict="partly",
-        caveat=f"gain {m:+.3f} +- {h:.3f} (95 % CI), synthetic graph, no FGL baselines",
-        fmt=".3f",
-    )
-else:
-    claim(
-        "s2fgl/3_accuracy/s2fgl_beats_fedavg",
-        "S2FGL (paper's weights) beats FedAvg in pooled test accuracy",
-        paper="S2FGL beats FL/FGL baselines on six data sets (main table)",
-        value=diff,
-        check=greater(0.0),
-        verdict="not reproduced",
-        caveat=f"S2FGL - FedAvg is {m:+.3f} +- {h:.3f} (95 % CI over {len(SEEDS)} seeds); with "
-        f"the weights tuned on seeds 100-102 {tuple(TUNED_WEIGHTS)} it is {mt:+.3f} +- "
-        f"{ht:.3f}; codebook KL alone - FedAvg is {mn:+.3f} +- {hn:.3f}: at this scale FGMA "
-        "at weight 1 outweighs the cross-entropy (notebook 2)",
-        numbers={
-            "S2FGL": FINAL["S2FGL"],
-            "FedAvg": FINAL["FedAvg"],
-            "S2FGL (w tuned)": FINAL["S2FGL (w tuned)"],
-        },
-        fmt=".3f",
-    )
+claim(
+    "s2fgl/3_accuracy/s2fgl_beats_fedavg",
+    "S2FGL (paper's weights) beats FedAvg in pooled test accuracy",
+    paper="S2FGL beats FL/FGL baselines on six data sets (main table)",
+    value=diff,
+    check=greater(0.0),
+    verdict="not reproduced",
+    caveat=f"S2FGL - FedAvg is {m:+.3f} +- {h:.3f} (95 % CI over {len(SEEDS)} seeds); with "
+    f"the weights tuned on seeds 100-102 {tuple(TUNED_WEIGHTS)} it is {mt:+.3f} +- "
+    f"{ht:.3f}; codebook KL alone - FedAvg is {mn:+.3f} +- {hn:.3f}: at this scale FGMA "
+    "at weight 1 outweighs the cross-entropy (notebook 2)",
+    numbers={
+        "S2FGL": FINAL["S2FGL"],
+        "FedAvg": FINAL["FedAvg"],
+        "S2FGL (w tuned)": FINAL["S2FGL (w tuned)"],
+    },
+    fmt=".3f",
+)
 for name, v in FINAL.items():
     key = name.lower().replace(" (w tuned)", "_tuned").replace("-", "_")
     glue(f"acc_{key}", float(v.mean()), display=False)

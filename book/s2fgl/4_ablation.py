@@ -275,8 +275,9 @@ table.round(3)
 # ## Claim checks
 #
 # The paper's ablation: each module adds accuracy, and both together beat each one alone.
-# Each comparison is checked seed by seed, paired; a verdict better than *not reproduced*
-# needs every seed to agree, and the caveat gives the 95 % interval. A diagnosis of the
+# Each comparison is checked seed by seed, paired, with the verdict *not reproduced* fixed in
+# the code (the outcome of the runs that designed the chapter: a module that beat its reference
+# on every seed would stop the notebook), and the caveat gives the 95 % interval. A diagnosis of the
 # miniature closes the notebook: the FGMA weight, not the KL weight, sets the gap; its control,
 # raising $w_\text{KL}$ instead, must fail the same check.
 
@@ -288,23 +289,19 @@ SETUP = f"synthetic CSBM, {ROUNDS} rounds, {len(SEEDS)} seeds, no FGL baselines"
 
 
 def ablation_claim(name, statement, d, what, numbers):
-    """One paired comparison d = variant - reference per seed; verdict as measured."""
+    """One paired comparison d = variant - reference per seed, with the verdict *not
+    reproduced* fixed in the code (the check must fail on some seed)."""
     m, h = t_interval(d)
     n_pos = int(np.sum(d > 0))
     ci = f"{what} is {m:+.3f} +- {h:.3f} (95 % CI over {len(d)} seeds, > 0 in {n_pos})"
-    if n_pos == len(d):
-        side = "excludes 0" if m - h > 0 else "includes 0"
-        verdict, caveat = "partly", f"{ci}: the interval {side}; {SETUP}"
-    else:
-        verdict, caveat = "not reproduced", f"{ci}; {SETUP}"
     claim(
         f"s2fgl/4_ablation/{name}",
         statement,
         paper=PAPER_ABL,
         value=d,
         check=greater(0.0),
-        verdict=verdict,
-        caveat=caveat,
+        verdict="not reproduced",
+        caveat=f"{ci}; {SETUP}",
         numbers=numbers,
         fmt=".3f",
     )

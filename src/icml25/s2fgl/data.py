@@ -147,7 +147,8 @@ def louvain_partition(
 ) -> list[ClientData]:
     """Louvain communities (networkx), largest first to the lightest client; cross-client edges
     are dropped (the label-signal disruption); per client a random train/val/test split.
-    Every client must get at least one training node (``ValueError`` naming ``split``)."""
+    Every client must get at least one training node, and the val and test shares must be > 0
+    (``ValueError`` naming ``split``)."""
     graph = _check_graph(graph)
     n_clients = checks.check_int("n_clients", n_clients, 1)
     seed = checks.check_seed("seed", seed)
@@ -158,6 +159,8 @@ def louvain_partition(
         raise ValueError(f"split must sum to 1, got {split!r} (sum {sum(fr)})")
     if fr[0] <= 0:
         raise ValueError(f"split[0] (the train share) must be > 0, got {split!r}")
+    if fr[1] <= 0 or fr[2] <= 0:  # run_federated reports pooled val and test accuracy
+        raise ValueError(f"split[1] and split[2] (val and test shares) must be > 0, got {split!r}")
     n = graph.n_nodes
     g = nx.Graph()
     g.add_nodes_from(range(n))
