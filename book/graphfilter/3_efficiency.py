@@ -191,10 +191,12 @@ n_min, n_max = min(sizes), max(sizes)
 speedup_naive = times.loc[n_min, "GraphFilter (naive)"] / times.loc[n_min, "GraphFilter (lazy)"]
 ratio_kc = times.loc[n_max, "k-center"] / times.loc[n_max, "GraphFilter (lazy)"]
 assert (df["selected"] <= df["k"]).all() and (df["selected"] > 0).all()
+# the speed check: naive recomputation at least 10x slower than the lazy heap
+assert speedup_naive >= 10, f"naive / lazy time at {n_min} pairs is only {speedup_naive:.1f}"
 claim(
     "graphfilter/3_efficiency/lazy_equals_naive_2k",
     f"On a {n_min // 1000}k pool with k = {n_min // 10}, the lazy max-heap returns exactly the "
-    "selection of naive recomputation in every seed (timings side by side, not asserted); a "
+    "selection of naive recomputation in every seed, at least 10x faster (one timed run); a "
     "static ranking by the initial priority does not",
     paper="GraphFilter is computationally efficient: faster selection than model-based "
     "baselines (Sec. 4)",
@@ -207,9 +209,10 @@ claim(
         f"k-center / lazy time at {n_max // 1000}k": float(ratio_kc),
         f"end-to-end GraphFilter at {n_max // 1000}k [s]": float(tot_med.loc[n_max]),
     },
-    caveat="the identity is true by construction (the lazy heap is exact); the speed is "
-    "shown, not checked (timings of one shared CPU run, never asserted), and the paper's "
-    "model-based baselines are not run",
+    caveat="the identity is true by construction (the lazy heap is exact); of the speed, only "
+    "the bound naive / lazy >= 10x is checked (an assert on one shared CPU run, far below the "
+    "measured ratio); the other timings are shown, and the paper's model-based baselines are "
+    "not run",
     fmt=".3g",
 )
 glue("speedup_naive", float(speedup_naive), display=False)
