@@ -97,13 +97,14 @@ print(SCALE, CONFIG, f"{family.size} candidates; best data-free guess {zero_leve
 target = np.array([0.006, -0.006, 0.003, 0.0])  # the lattice point nearest to it at `large`
 t0 = int(np.argmin(np.abs(family.thetas - target).sum(1)))
 T0 = transport_map(family.phi[t0], axis)
-ests, err_quiver, rel_q, rel_q_ctrl = {}, {}, [], []
+ests, err_quiver, rel_q, rel_q_ctrl, idx_q = {}, {}, [], [], []
 for s in range(CONFIG["seeds"]):  # 3 data sets at the authors' n; the first is drawn in (b)
     rng = np.random.default_rng(s)
     X, Y = sample_problem(family, t0, 200_000, rng)
     est = private_potential(X, Y, family, eps=1.0, rng=rng)
     j_ctrl = report_noisy_min(est.scores, est.sensitivity, 0.01, rng)  # same data, eps = 0.01
     rel_q.append(E[est.index, t0] / E[zero, t0])
+    idx_q.append(est.index)
     rel_q_ctrl.append(E[j_ctrl, t0] / E[zero, t0])
     if s == 0:
         ests[200_000] = est
@@ -111,6 +112,9 @@ rng = np.random.default_rng(100)
 X, Y = sample_problem(family, t0, 10_000, rng)
 ests[10_000] = private_potential(X, Y, family, eps=1.0, rng=rng)
 rel_q, rel_q_ctrl = np.array(rel_q), np.array(rel_q_ctrl)
+exact_q = int(np.sum(np.array(idx_q) == t0))  # data sets whose argmin is the truth itself
+# the relative squared error of the nearest wrong candidate: what one lattice step off costs
+nearest_wrong = float(np.min(np.delete(E[:, t0], t0)) / E[zero, t0])
 for n_q, e in ests.items():
     err_quiver[n_q] = float(np.mean(((e.map(points) - T0(points)) ** 2).sum(1)))
 print("relative squared error at n = 2e5, eps = 1:", np.round(rel_q, 4), "eps = 0.01:",
@@ -149,6 +153,9 @@ glue("off_coords_1e4", off_coords[10_000], display=False)
 glue("off_steps_1e4", off_steps[10_000], display=False)
 glue("rel_q_max", float(rel_q.max()), display=False)
 glue("rel_q_ctrl", float(rel_q_ctrl.mean()), display=False)
+glue("exact_q", exact_q, display=False)
+glue("nearest_wrong", nearest_wrong, display=False)
+glue("n_sets_cell", CONFIG["reps"] * CONFIG["seeds"], display=False)
 # a description of the measured result for the prose (the verdict below is fixed per scale)
 glue("rel_q_side", "above" if rel_q.max() >= 0.1 else "below", display=False)
 glue("n_cand", family.size, display=False)
@@ -410,7 +417,7 @@ pair_both = {(False, False): "no better than", (True, True): "below"}.get(
 # measured run (N = 48, 2401 candidates) gave, the same as `small` where none is named.
 VERDICTS = {
     "small": {"quiver_matches": "not reproduced", "large_eps_free": "reproduced"},
-    "large": {"quiver_matches": "reproduced", "large_eps_free": "not reproduced"},
+    "large": {"quiver_matches": "partly", "large_eps_free": "not reproduced"},
 }[SCALE]
 claim(
     "private-ot/2_private_rates/error_falls_with_n",
@@ -463,22 +470,23 @@ claim(
     check=less(0.1, label="10 % of the displacement"),
     verdict=VERDICTS["quiver_matches"],
     control=("same data, eps = 0.01", rel_q_ctrl)
-    if VERDICTS["quiver_matches"] == "reproduced"
+    if VERDICTS["quiver_matches"] != "not reproduced"
     else None,
     over="data sets",
     seeds=len(rel_q),
     caveat=(
-        f"below 10 % in {int(np.sum(rel_q < 0.1))} of 3 data sets (relative squared errors "
-        f"{', '.join(f'{r:.3f}' for r in rel_q)}): at n eps = 2e5 the noisy argmin still lands a "
-        "lattice step off in some data sets, so the match holds only by eye (an oracle net that "
-        f"contains the truth, one planted theta_0); at eps = 0.01 on the same data "
-        f"{rel_q_ctrl.mean():.2f}"
-    )
-    if SCALE == "small"
-    else (
-        "verdict of the one measured large run (N = 48, 2401 candidates; at small, 625, it is "
-        "not reproduced: the noisy argmin lands a lattice step off in some data sets); an oracle "
-        "net that contains the truth, one planted theta_0"
+        f"below 10 % in {int(np.sum(rel_q < 0.1))} of {len(rel_q)} data sets (relative squared "
+        f"errors {', '.join(f'{r:.3f}' for r in rel_q)}); the argmin is the truth itself in "
+        f"{exact_q} of {len(rel_q)}, and the nearest wrong candidate costs {nearest_wrong:.3f}: "
+        "whether a lattice step off passes the fixed 10 % depends on the lattice's step as much "
+        "as on the estimator (an oracle net that contains the truth, one planted theta_0); at "
+        f"eps = 0.01 on the same data {rel_q_ctrl.mean():.2f}"
+        + (
+            ""
+            if SCALE == "small"
+            else "; verdict of the one measured large run (at small, 625 candidates, a step "
+            "off costs more than 10 % and the check fails)"
+        )
     ),
     fmt=".3g",
     numbers={"map error at 2e5 (first data set)": err_quiver[200_000]},

@@ -390,7 +390,7 @@ glue("ours_inf_above_zero", ours_inf_above_zero, display=False)
 # of the 4 sample sizes, ours at $\varepsilon = 1$ at {glue:text}`ours_1_above_zero` and ours at
 # $\varepsilon = \infty$ at {glue:text}`ours_inf_above_zero`: at $n \le 2000$ and
 # $\varepsilon = 1$ the private estimate is no better than ignoring the data (notebook 2 shows
-# the same over 90 data sets per cell). One data set per $n$ and an untuned Sinkhorn
+# the same over many more data sets per cell). One data set per $n$ and an untuned Sinkhorn
 # regularisation ($10^{-2}$, not tuned per $n$; `ot_baseline` raises a `ValueError` naming `reg`
 # when it is so small that POT's map is not finite): an illustration only, not a fair
 # comparison.
