@@ -69,6 +69,20 @@ BAD_LOGPS = st.sampled_from(
 )
 
 SPECS: dict[str, Spec] = {
+    f"{P}.split_world": Spec(
+        po.split_world, {"seed": 0, "mult": 1}, {"seed": bad_seed(), "mult": bad_int(1, 5)}
+    ),
+    f"{P}.teacher_answers": Spec(
+        po.teacher_answers,
+        {"kind": "old", "prompts": PROMPTS, "n": 2, "seed": 0, "judge": True},
+        {
+            "kind": bad_choice(("old", "advanced")),
+            "prompts": BAD_PROMPTS,
+            "n": bad_int(1),
+            "seed": bad_seed(),
+            "judge": st.sampled_from([None, 1, "yes"]),
+        },
+    ),
     f"{P}.vocabulary": Spec(po.vocabulary, {}),
     f"{P}.label_prompt": Spec(po.label_prompt, {"prompt": SEEM}, {"prompt": BAD_PROMPT}),
     f"{P}.make_prompt_world": Spec(
@@ -175,6 +189,7 @@ SPECS: dict[str, Spec] = {
             "n_embd": bad_int(1),
             "n_head": st.one_of(bad_int(1), st.just(3)),
             "seed": bad_seed(),
+            "device": st.sampled_from([3, "gpu0", ["cpu"]]),
         },
     ),
     f"{P}.sft": Spec(
@@ -355,6 +370,8 @@ CONSTANTS = {
         "HARMFUL_OBJECTS",
         "KINDS",
         "LABELS",
+        "SETS",
+        "SIZES",
         "TEACHER_PROFILES",
         "TRIGGER_VERBS",
     )

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from icml25 import porover as po
+from icml25.common.runtime import get_device
 
 torch.set_num_threads(1)
 
@@ -289,3 +290,60 @@ def test_dpo_first_step_matches_trl_dpo_trainer(tmp_path, monkeypatch):
     # noise of the two implementations' different batch shapes shows at 1e-4
     assert log["rewards/margins"] == pytest.approx(ours.history["margin"].iloc[0], abs=5e-4)
     assert abs(ours.history["margin"].iloc[0]) > 1e-3  # policy differs from ref
+
+
+# --- data sets and devices ----------------------------------------------------------------
+
+
+def test_split_world_sets_are_disjoint_with_the_sizes_and_labels():
+    parts = po.split_world(0)
+    seen = set()
+    for name, per_label in parts.items():
+        for label, prompts in per_label.items():
+            assert len(prompts) == po.SIZES[label][po.SETS.index(name)]
+            assert {po.label_prompt(p) for p in prompts} <= {label}
+            assert not seen & set(prompts)
+            seen |= set(prompts)
+    assert po.split_world(0) == parts and po.split_world(1) != parts
+    assert len(po.split_world(0, mult=2)["test"]["toxic"]) == 2 * po.SIZES["toxic"][4]
+
+
+def test_teacher_answers_judge_drops_unsafe_and_best_of_n_is_safe():
+    toxic = po.split_world(0)["toxic_sft"]["toxic"]
+    raw = po.teacher_answers("old", toxic, 1, seed=3, judge=False)
+    judged = po.teacher_answers("old", toxic, 1, seed=3)
+    assert all(r is not None for r in raw)
+    for p, r, j in zip(toxic, raw, judged, strict=True):
+        assert j == (r if po.safety_judge(p, r) else None)
+    assert any(j is None for j in judged)
+    assert any(not po.safety_judge(p, r) for p, r in zip(toxic, raw, strict=True))
+    best = po.teacher_answers("advanced", toxic, 8, seed=3)
+    assert all(b is None or po.safety_judge(p, b) for p, b in zip(toxic, best, strict=True))
+    assert sum(b is not None and po.classify_response(p, b) == "redirect"
+               for p, b in zip(toxic, best, strict=True)) > 0.9 * len(toxic)  # fmt: skip
+
+
+def test_student_lives_on_the_given_device_and_every_function_follows_it():
+    tok = _tok()
+    w = _world()
+    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    for dev in devices:
+        m = po.make_student(tok, n_layer=1, n_embd=16, n_head=2, seed=0, device=dev)
+        assert next(m.parameters()).device.type == dev
+        comps = [po.render_response(p, "refuse") for p in w.prompts]
+        po.sft(m, tok, w.prompts, comps, steps=2)
+        lp = po.sequence_logprob(m, tok, w.prompts[:2], comps[:2])
+        assert isinstance(lp, np.ndarray) and np.isfinite(lp).all()
+        assert set(po.evaluate(m, tok, w.prompts)) >= {"safety", "usefulness"}
+        assert len(po.generate(m, tok, w.prompts[:2], do_sample=True)) == 2
+        seem = [p for p in w.prompts if po.label_prompt(p) == "seemingly_toxic"]
+        pairs = [po.PreferencePair(p, po.render_response(p, "comply"), comps[0]) for p in seem]
+        ref = copy.deepcopy(m)
+        res = po.dpo(m, ref, tok, pairs, steps=2, eval_prompts=w.prompts, eval_every=1)
+        assert len(res.history) == 3 and next(ref.parameters()).device.type == dev
+    default = po.make_student(tok, n_layer=1, n_embd=16, n_head=2, seed=0)
+    assert next(default.parameters()).device == torch.device(get_device())
+    # the seed fixes the weights whatever the device (initialised on the CPU)
+    a = po.make_student(tok, n_layer=1, n_embd=16, n_head=2, seed=5, device="cpu")
+    b = po.make_student(tok, n_layer=1, n_embd=16, n_head=2, seed=5, device=devices[-1])
+    assert all(torch.equal(x, y.cpu()) for x, y in zip(a.parameters(), b.parameters(), strict=True))

@@ -7,10 +7,12 @@ over-refusal, in a synthetic instruction world.
   (:data:`TEACHER_PROFILES`), :func:`select_best_of_n`;
 * student: :func:`build_tokenizer`, :func:`make_student`, :func:`sft`,
   :func:`sequence_logprob`, :func:`generate`, :func:`first_token_probs`, :func:`evaluate`;
+* data: :func:`split_world` (:data:`SIZES`, :data:`SETS`), :func:`teacher_answers`;
 * POROver: :class:`PreferencePair`, :func:`build_porover_pairs`, :func:`dpo_loss`, :func:`dpo`
   (:class:`DPOResult`), :func:`select_by_containment`.
 """
 
+from icml25.porover.data import SETS, SIZES, split_world, teacher_answers
 from icml25.porover.dpo import (
     DPOResult,
     PreferencePair,
@@ -63,6 +65,8 @@ __all__ = [
     "LABELS",
     "PreferencePair",
     "PromptSet",
+    "SETS",
+    "SIZES",
     "TEACHER_PROFILES",
     "TRIGGER_VERBS",
     "Teacher",
@@ -86,5 +90,7 @@ __all__ = [
     "select_by_containment",
     "sequence_logprob",
     "sft",
+    "split_world",
+    "teacher_answers",
     "vocabulary",
 ]

@@ -39,6 +39,7 @@ from icml25.porover.student import (
     _check_model,
     _check_prompts,
     _check_tokenizer,
+    _device,
     _token_logps,
     evaluate,
     generate,
@@ -231,6 +232,8 @@ def dpo(
 ) -> DPOResult:
     """DPO + ``sft_weight`` × NLL(chosen) with AdamW; trains ``policy`` in place, never ``ref``.
 
+    Runs on the policy's device (``ref`` may live on another one; see :func:`make_student`).
+
     Every ``eval_every`` steps (and at step 0) it stores a checkpoint and, if ``eval_prompts``
     is given, the expected rates of :func:`evaluate` on them. ``loss``/``margin`` in a row are
     those of the batch drawn at that step (before its update; the last row: after training).
@@ -254,8 +257,9 @@ def dpo(
     chosen, rejected = _pair_batch(tokenizer, list(pairs))
     ref.eval()
     with torch.no_grad():
-        ref_c = _logps_and_nll(ref, chosen)[0]
-        ref_r = _logps_and_nll(ref, rejected)[0]
+        dev = _device(policy)  # the policy's device; ref may live elsewhere
+        ref_c = _logps_and_nll(ref, chosen)[0].to(dev)
+        ref_r = _logps_and_nll(ref, rejected)[0].to(dev)
     g = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
     opt = torch.optim.AdamW(policy.parameters(), lr=lr, weight_decay=0.0)
@@ -264,7 +268,7 @@ def dpo(
     def loss_at(idx):
         pc, nll = _logps_and_nll(policy, tuple(t[idx] for t in chosen))
         pr, _ = _logps_and_nll(policy, tuple(t[idx] for t in rejected))
-        loss, margins = dpo_loss(pc, pr, ref_c[idx], ref_r[idx], beta)
+        loss, margins = dpo_loss(pc, pr, ref_c[idx.to(dev)], ref_r[idx.to(dev)], beta)
         return loss + sft_weight * nll, margins
 
     def record(step, loss, margin):

@@ -13,7 +13,13 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from icml25.common.checks import check_choice, check_int, check_positive, check_seed
+from icml25.common.checks import (
+    check_choice,
+    check_device,
+    check_int,
+    check_positive,
+    check_seed,
+)
 from icml25.common.lm import build_causal_lm
 from icml25.porover.world import (
     PromptSet,
@@ -92,9 +98,18 @@ def _check_prompts(prompts, name: str = "prompts") -> list[str]:
     return list(prompts)
 
 
-def make_student(tokenizer, n_layer: int = 2, n_embd: int = 64, n_head: int = 4, seed: int = 0):
-    """A from-scratch ``GPT2LMHeadModel`` (no dropout) over the tokenizer's vocabulary."""
+def make_student(
+    tokenizer, n_layer: int = 2, n_embd: int = 64, n_head: int = 4, seed: int = 0, device=None
+):
+    """A from-scratch ``GPT2LMHeadModel`` (no dropout) over the tokenizer's vocabulary, on
+    ``device`` (None: :func:`~icml25.common.runtime.get_device`, the GPU when there is one).
+
+    The other functions of the package run a model where its parameters are (:func:`sft`,
+    :func:`dpo`, :func:`evaluate`, :func:`sequence_logprob`, ...) and return NumPy on the CPU.
+    The weights are initialised on the CPU, so a seed gives the same student on every device.
+    """
     _check_tokenizer(tokenizer)
+    device = check_device("device", device)
     model = build_causal_lm(
         len(tokenizer),
         n_positions=N_POSITIONS,
@@ -106,7 +121,11 @@ def make_student(tokenizer, n_layer: int = 2, n_embd: int = 64, n_head: int = 4,
     model.config.pad_token_id = 1
     model.generation_config.pad_token_id = 1
     model.eval()
-    return model
+    return model.to(device)
+
+
+def _device(model) -> torch.device:
+    return next(model.parameters()).device
 
 
 def _ids(tokenizer, texts: Sequence[str], name: str) -> list[list[int]]:
@@ -149,6 +168,8 @@ def _batch(tokenizer, prompts, completions) -> tuple[torch.Tensor, torch.Tensor,
 
 def _token_logps(model, ids, att, comp) -> tuple[torch.Tensor, torch.Tensor]:
     """log p of each token given its prefix and the mask of completion tokens, both (B, L − 1)."""
+    dev = _device(model)
+    ids, att, comp = ids.to(dev), att.to(dev), comp.to(dev)
     logits = model(input_ids=ids, attention_mask=att).logits[:, :-1]
     logp = F.log_softmax(logits.float(), dim=-1).gather(-1, ids[:, 1:, None]).squeeze(-1)
     return logp, comp[:, 1:]
@@ -165,7 +186,7 @@ def sequence_logprob(model, tokenizer, prompts, completions) -> np.ndarray:
     _check_model(model)
     _check_tokenizer(tokenizer)
     model.eval()
-    return _seq_logps(model, _batch(tokenizer, prompts, completions)).numpy()
+    return _seq_logps(model, _batch(tokenizer, prompts, completions)).cpu().numpy()
 
 
 def sft(
@@ -228,9 +249,10 @@ def generate(
         att[i, length - len(p) - 1 :] = 1
     torch.manual_seed(check_seed("seed", seed))
     model.eval()
+    dev = _device(model)
     out = model.generate(
-        input_ids=ids,
-        attention_mask=att,
+        input_ids=ids.to(dev),
+        attention_mask=att.to(dev),
         max_new_tokens=check_int("max_new_tokens", max_new_tokens),
         do_sample=bool(do_sample),
         temperature=1.0,
@@ -256,9 +278,10 @@ def first_token_probs(model, tokenizer, prompts) -> dict[str, np.ndarray]:
     prompts = _check_prompts(prompts)
     ids, att, _ = _batch(tokenizer, prompts, ["sure"] * len(prompts))
     model.eval()
-    logits = model(input_ids=ids, attention_mask=att).logits
-    last = att.sum(dim=1) - 3  # position of the prompt's last word (then "sure", EOS)
-    probs = F.softmax(logits[torch.arange(len(ids)), last].float(), dim=-1)
+    dev = _device(model)
+    logits = model(input_ids=ids.to(dev), attention_mask=att.to(dev)).logits
+    last = (att.sum(dim=1) - 3).to(dev)  # position of the prompt's last word (then "sure", EOS)
+    probs = F.softmax(logits[torch.arange(len(ids), device=dev), last].float(), dim=-1).cpu()
     words = {"comply": "sure", "refuse": "sorry", "redirect": "i"}
     return {k: probs[:, tokenizer.convert_tokens_to_ids(w)].numpy() for k, w in words.items()}
 
@@ -273,7 +296,7 @@ def _prefix_probs(model, tokenizer, prompts) -> np.ndarray:
     comp[torch.arange(len(ids)), att.sum(dim=1) - 1] = False  # not the EOS
     with torch.no_grad():
         logp, mask = _token_logps(model, ids, att, comp)
-    return torch.exp((logp * mask).sum(dim=1)).numpy()
+    return torch.exp((logp * mask).sum(dim=1)).cpu().numpy()
 
 
 def evaluate(model, tokenizer, prompts, mode: str = "expected") -> dict:
