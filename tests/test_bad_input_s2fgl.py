@@ -221,7 +221,14 @@ ALL_SPECS: dict[str, Spec] = {
     ),
     f"{P}.run_federated": Spec(
         s2fgl.run_federated,
-        {"method": "s2fgl", "clients": CLIENTS, "rounds": 2, "local_steps": 1, "hidden": 4},
+        {
+            "method": "s2fgl",
+            "clients": CLIENTS,
+            "rounds": 2,
+            "local_steps": 1,
+            "hidden": 4,
+            "device": "cpu",
+        },
         {
             "method": bad_choice(s2fgl.METHODS),
             "clients": st.one_of(
@@ -237,6 +244,7 @@ ALL_SPECS: dict[str, Spec] = {
             ),
             "prox_mu": bad_real(0.0, None),
             "seed": bad_seed(),
+            "device": st.sampled_from([3, "not-a-device", ["cpu"], 1.5]),
         },
     ),
 }

@@ -177,6 +177,20 @@ def test_run_federated_methods_and_ablation_switches(graph):
     assert np.allclose(a.accuracy, b.accuracy)
 
 
+def test_run_federated_device_placement(graph):
+    """``device`` places the models and tensors (None = get_device(): the CPU here); the run is
+    the same as on an explicit CPU, and the returned codebook/state are CPU tensors."""
+    clients = s2fgl.louvain_partition(graph, n_clients=3, seed=0)
+    a = s2fgl.run_federated("s2fgl", clients, rounds=2, local_steps=1, seed=0)
+    b = s2fgl.run_federated("s2fgl", clients, rounds=2, local_steps=1, seed=0, device="cpu")
+    assert np.array_equal(a.accuracy, b.accuracy)
+    assert a.extra["codebook"].device.type == "cpu"
+    assert all(v.device.type == "cpu" for v in a.extra["global_state"].values())
+    if torch.cuda.is_available():  # pragma: no cover - no GPU in CI
+        c = s2fgl.run_federated("s2fgl", clients, rounds=2, local_steps=1, seed=0, device="cuda")
+        assert np.allclose(c.accuracy, a.accuracy, atol=0.05)
+
+
 def test_no_silent_nan_without_training_nodes(graph):
     """A client without labelled nodes used to turn the global model NaN (CE of an empty
     selection is NaN, and fedavg's weight 0 times NaN is NaN); now it is refused up front."""

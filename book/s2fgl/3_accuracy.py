@@ -206,9 +206,11 @@ for lab, d in (
 # FedAvg beat local training there too, the gain would come from the extra averaging or the
 # budget, not from federation. (Local-only training does not care about the names; the
 # control is compared with the same local-only runs.) The 5-point margin and this control were
-# checked on seeds 100–102, with a separate script, before the reported seeds ran: the
+# checked on seeds 100–102, with a separate exploratory script that is not kept in the
+# repository, before the reported seeds ran: the
 # permuted-label FedAvg fell far below local-only training there. The paper's claim, S2FGL
-# beating FedAvg, is checked seed by seed with the verdict *not reproduced* fixed in the code
+# beating FedAvg (and FedProx, the second FL baseline), is checked seed by seed with the verdict
+# *not reproduced* fixed in the code
 # (the outcome of the runs that designed the chapter): if S2FGL ever beat FedAvg on every seed,
 # at another scale, the check would stop the notebook and the verdict would need revisiting.
 
@@ -253,6 +255,22 @@ claim(
     },
     fmt=".3f",
 )
+mp, hp = t_interval(diff_prox)
+claim(
+    "s2fgl/3_accuracy/s2fgl_beats_fedprox",
+    "S2FGL (paper's weights) beats FedProx in pooled test accuracy",
+    paper="S2FGL beats FL/FGL baselines on six data sets (main table)",
+    value=diff_prox,
+    check=greater(0.0),
+    verdict="not reproduced",
+    caveat=f"S2FGL - FedProx is {mp:+.3f} +- {hp:.3f} (95 % CI over {len(SEEDS)} seeds); "
+    "FedProx (mu = 0.005) tracks FedAvg here, so the reason is the same: FGMA at weight 1 "
+    "outweighs the cross-entropy",
+    numbers={"S2FGL": FINAL["S2FGL"], "FedProx": FINAL["FedProx"]},
+    fmt=".3f",
+)
+glue("diff_fedprox", mp, display=False)
+glue("diff_fedprox_ci", hp, display=False)
 for name, v in FINAL.items():
     key = name.lower().replace(" (w tuned)", "_tuned").replace("-", "_")
     glue(f"acc_{key}", float(v.mean()), display=False)

@@ -57,14 +57,18 @@ class History:
     extra: dict = field(default_factory=dict)
 
 
-def _tensors(c: ClientData, model: ACMGCN, alpha: float = 0.85) -> dict:
-    """One client's tensors, once per run: features, labels, masks, important nodes, and the
-    ACM-GCN filters (A_low, A_high), which depend only on the fixed subgraph. ``model``'s
-    ``forward`` runs once on them (eval mode, no dropout draw) to check x and adj."""
+def _tensors(
+    c: ClientData, model: ACMGCN, alpha: float = 0.85, device: torch.device | None = None
+) -> dict:
+    """One client's tensors, once per run, on ``device`` (that of ``model`` when None):
+    features, labels, masks, important nodes, and the ACM-GCN filters (A_low, A_high), which
+    depend only on the fixed subgraph. ``model``'s ``forward`` runs once on them (eval mode, no
+    dropout draw) to check x and adj."""
     n = len(c.nodes)
+    dev = next(model.parameters()).device if device is None else device
     imp = np.argsort(-node_importance(c.adj, c.train_mask, alpha), kind="stable")[: n // 3]
-    x = torch.as_tensor(c.x, dtype=torch.float32)
-    adj = torch.as_tensor(c.adj, dtype=torch.float32)
+    x = torch.as_tensor(c.x, dtype=torch.float32, device=dev)
+    adj = torch.as_tensor(c.adj, dtype=torch.float32, device=dev)
     was_training = model.training
     model.eval()
     with torch.no_grad():
@@ -76,12 +80,12 @@ def _tensors(c: ClientData, model: ACMGCN, alpha: float = 0.85) -> dict:
         "adj": adj,
         "low": low,
         "high": high,
-        "y": torch.as_tensor(c.y),
-        "tr": torch.as_tensor(c.train_mask),
-        "va": torch.as_tensor(c.val_mask),
-        "te": torch.as_tensor(c.test_mask),
-        "imp": torch.as_tensor(np.sort(imp)),
-        "lab": torch.as_tensor(np.sort(imp[c.train_mask[imp]])),
+        "y": torch.as_tensor(c.y, device=dev),
+        "tr": torch.as_tensor(c.train_mask, device=dev),
+        "va": torch.as_tensor(c.val_mask, device=dev),
+        "te": torch.as_tensor(c.test_mask, device=dev),
+        "imp": torch.as_tensor(np.sort(imp), device=dev),
+        "lab": torch.as_tensor(np.sort(imp[c.train_mask[imp]]), device=dev),
     }
 
 
@@ -129,7 +133,7 @@ def _local_steps(
     for _ in range(local_steps):
         logits, h = model._forward(d["x"], d["low"], d["high"])
         ce = F.cross_entropy(logits[d["tr"]], d["y"][d["tr"]])
-        kl = fg = torch.zeros(())
+        kl = fg = torch.zeros((), device=ce.device)
         loss = ce
         if method == "fedprox":
             pairs = zip(model.parameters(), g_params, strict=True)
@@ -173,6 +177,12 @@ def client_update(
     prox_mu = checks.check_real("prox_mu", prox_mu, 0.0)
     if codebook is not None:
         codebook = checks.check_tensor("codebook", codebook, ndim=3)
+    dev = next(global_model.parameters()).device
+    if next(model.parameters()).device != dev:
+        raise ValueError(
+            f"model and global_model must be on the same device, got "
+            f"{next(model.parameters()).device} and {dev}"
+        )
     d = _tensors(client, global_model)
     _tensors(client, model)  # the same checks against the local model's input width
     if codebook is not None and codebook.shape[-1] != global_model.l2.w[0].out_features:
@@ -194,7 +204,7 @@ def client_update(
         lr,
         (w_kl, w_fg),
         prox_mu,
-        codebook if use_kl else None,
+        codebook.to(dev) if use_kl else None,
         method in ("s2fgl", "s2fgl-fgma"),
     )
 
@@ -234,6 +244,7 @@ def run_federated(
     weights: tuple[float, float] = (5.0, 1.0),
     prox_mu: float = 0.005,
     seed: int = 0,
+    device: str | torch.device | None = None,
 ) -> History:
     """Run one method for ``rounds`` rounds on the clients; ``weights`` = (w_KL, w_FGMA).
 
@@ -241,6 +252,9 @@ def run_federated(
     labelled training nodes, FGMA all of them (k = 3, m = 10, or n/6 on clients below 60 nodes).
     Both S2FGL terms start in round 2 (the codebook and the global model of round 1 exist
     then), as in the official code. Adam, weight decay 5e-4, a fresh optimiser per round.
+    ``device``: where the models and the clients' tensors live (None =
+    :func:`icml25.common.runtime.get_device`, a GPU when one is visible); the returned
+    ``extra`` tensors are on the CPU.
     """
     method = checks.check_choice("method", method, METHODS)
     clients = _check_clients(clients)
@@ -252,11 +266,12 @@ def run_federated(
     w_kl, w_fg = _check_weights(weights)
     prox_mu = checks.check_real("prox_mu", prox_mu, 0.0)
     seed = checks.check_seed("seed", seed)
+    dev = checks.check_device("device", device)
     t0 = time.perf_counter()
     torch.manual_seed(seed)
     n_classes = int(max(int(c.y.max()) for c in clients)) + 1
     in_dim = int(clients[0].x.shape[1])
-    glob = ACMGCN(in_dim, hidden, n_classes)
+    glob = ACMGCN(in_dim, hidden, n_classes).to(dev)
     locals_ = [copy.deepcopy(glob) for _ in clients]
     data = [_tensors(c, glob) for c in clients]
     use_kl, use_fg = method in ("s2fgl", "s2fgl-nlir"), method in ("s2fgl", "s2fgl-fgma")
@@ -308,8 +323,10 @@ def run_federated(
             evaluated = [glob] * len(data)
         if use_kl:
             codebook = build_codebook(
-                torch.stack(protos).numpy(), torch.stack(counts).numpy(), seed=seed * 1000 + r
-            )
+                torch.stack(protos).cpu().numpy(),
+                torch.stack(counts).cpu().numpy(),
+                seed=seed * 1000 + r,
+            ).to(dev)
         acc_te, acc_va = _accuracy(evaluated, data, ("te", "va"))
         hist["acc"].append(acc_te)
         hist["val"].append(acc_va)
@@ -325,5 +342,8 @@ def run_federated(
         np.array(hist["kl"]),
         np.array(hist["fgma"]),
         time.perf_counter() - t0,
-        {"codebook": codebook, "global_state": copy.deepcopy(glob.state_dict())},
+        {
+            "codebook": None if codebook is None else codebook.cpu(),
+            "global_state": {k: v.detach().cpu().clone() for k, v in glob.state_dict().items()},
+        },
     )

@@ -35,10 +35,11 @@ def _acm_filters(adj: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         raise ValueError("adj must be non-negative (a negative degree gives NaN filters)")
     if not torch.equal(adj, adj.T):
         raise ValueError("adj must be (exactly) symmetric: an undirected subgraph")
-    at = adj.float() + torch.eye(adj.shape[0])
+    eye = torch.eye(adj.shape[0], device=adj.device)
+    at = adj.float() + eye
     dinv = at.sum(1).rsqrt()
     low = dinv[:, None] * at * dinv[None, :]
-    return low, torch.eye(adj.shape[0]) - low
+    return low, eye - low
 
 
 class _ACMLayer(nn.Module):
