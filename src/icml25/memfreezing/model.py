@@ -193,6 +193,19 @@ def _batch(stream: TemporalStream, a: int, b: int):
     )
 
 
+def _check_training_args(
+    train_frac: float, epochs: int, batch: int, lr: float, seed: int
+) -> tuple[float, int, int, float, int]:
+    """The training arguments shared by :func:`train_tgn` and ``pyg_tgn.train_pyg_tgn``."""
+    return (
+        check_probability("train_frac", train_frac, low_open=True),
+        check_int("epochs", epochs, 1),
+        check_int("batch", batch, 1),
+        check_positive("lr", lr),
+        check_seed("seed", seed),
+    )
+
+
 def train_tgn(
     model,
     stream: TemporalStream,
@@ -211,11 +224,7 @@ def train_tgn(
     """
     model = _check_model(model)
     stream = _check_pair(model, stream)
-    train_frac = check_probability("train_frac", train_frac, low_open=True)
-    epochs = check_int("epochs", epochs, 1)
-    batch = check_int("batch", batch, 1)
-    lr = check_positive("lr", lr)
-    seed = check_seed("seed", seed)
+    train_frac, epochs, batch, lr, seed = _check_training_args(train_frac, epochs, batch, lr, seed)
     n_train = max(1, int(train_frac * stream.n_events))
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)

@@ -33,10 +33,10 @@ from icml25.common.checks import (
     check_instance,
     check_int,
     check_positive,
-    check_probability,
     check_seed,
 )
 from icml25.memfreezing.data import TemporalStream
+from icml25.memfreezing.model import _check_training_args
 
 __all__ = [
     "PygTGN",
@@ -224,11 +224,7 @@ def train_pyg_tgn(
     """
     model = _check_pyg(model)
     stream = _check_integer_stream(model, stream)
-    train_frac = check_probability("train_frac", train_frac, low_open=True)
-    epochs = check_int("epochs", epochs, 1)
-    batch = check_int("batch", batch, 1)
-    lr = check_positive("lr", lr)
-    seed = check_seed("seed", seed)
+    train_frac, epochs, batch, lr, seed = _check_training_args(train_frac, epochs, batch, lr, seed)
     n_train = max(1, int(train_frac * stream.n_events))
     ds = _device_stream(model, stream)
     gen = torch.Generator().manual_seed(seed)
