@@ -79,6 +79,11 @@ def _vlm():
 
 
 @cache
+def _cvae():
+    return sx.train_cvae(_world()[1], n_pairs=8, epochs=1, latent=2, hidden=4, seed=0, device="cpu")
+
+
+@cache
 def _surrogate():
     return sx.train_surrogate(X, Y, hidden=4, seed=0)
 
@@ -159,6 +164,59 @@ SPECS: dict[str, Spec] = {
         lambda: {"self": _world()[1], "prompt": PROMPT, "name": "prompt"},
         {"prompt": BAD_PROMPT},
         free=("self", "name"),
+    ),
+    f"{P}.CVAEGenerator": Spec(
+        sx.CVAEGenerator,
+        {"vocab": sx.SLOTS, "latent": 2, "hidden": 4, "emb": 2, "seed": 0},
+        {
+            "vocab": st.sampled_from(["abc", None, 3, {}, {"char": ()}, {"char": "3"}]),
+            "latent": bad_int(1),
+            "hidden": bad_int(1),
+            "emb": bad_int(1),
+            "seed": bad_seed(),
+        },
+    ),
+    f"{P}.CVAEGenerator.generate": Spec(
+        sx.CVAEGenerator.generate,
+        lambda: {"self": _cvae(), "prompt": PROMPT, "m": 2, "seed": 0},
+        {"prompt": BAD_PROMPT, "m": bad_int(1), "seed": bad_seed().filter(lambda v: v is not None)},
+        free=("self",),
+        finite=True,
+    ),
+    f"{P}.CVAEGenerator.random_prompt": Spec(
+        sx.CVAEGenerator.random_prompt,
+        lambda: {"self": _cvae(), "rng": np.random.default_rng(0)},
+        {"rng": not_a(0)},
+        free=("self",),
+    ),
+    f"{P}.CVAEGenerator.check_prompt": Spec(
+        sx.CVAEGenerator.check_prompt,
+        lambda: {"self": _cvae(), "prompt": PROMPT, "name": "prompt"},
+        {"prompt": BAD_PROMPT},
+        free=("self", "name"),
+    ),
+    f"{P}.train_cvae": Spec(
+        sx.train_cvae,
+        lambda: {
+            "generator": _world()[1],
+            "n_pairs": 8,
+            "epochs": 1,
+            "latent": 2,
+            "hidden": 4,
+            "beta": 4.0,
+            "seed": 0,
+            "device": "cpu",
+        },
+        {
+            "generator": st.one_of(BAD_GEN, st.builds(_cvae)),
+            "n_pairs": bad_int(2),
+            "epochs": bad_int(1),
+            "latent": bad_int(1),
+            "hidden": bad_int(1),
+            "beta": bad_positive(),
+            "seed": bad_seed(),
+            "device": st.sampled_from([3, 1.5, "no-such-device", ["cpu"]]),
+        },
     ),
     f"{P}.train_dual_encoder": Spec(
         sx.train_dual_encoder,

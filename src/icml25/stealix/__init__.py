@@ -3,6 +3,8 @@
 * world: :func:`load_victim_data`, :func:`train_victim`, :class:`BlackBoxVictim`,
   :class:`BudgetExceeded`, :class:`GlyphGenerator` (the text-to-image stand-in), :data:`SLOTS`,
   :data:`FONTS`;
+* learned G (``large`` scale): :func:`train_cvae`, :class:`CVAEGenerator` (a conditional VAE
+  with the renderer's interface);
 * VLM: :func:`train_dual_encoder` (the CLIP stand-in, :class:`DualEncoder`),
   :func:`stealix_loss`, :func:`refine_prompt`, :func:`invert_prompt`;
 * attack: :func:`prompt_consistency`, :func:`ga_select`, :func:`stealix_attack`,
@@ -22,6 +24,7 @@ from icml25.stealix.attack import (
     stealix_attack,
     train_surrogate,
 )
+from icml25.stealix.cvae import CVAEGenerator, train_cvae
 from icml25.stealix.vlm import (
     DualEncoder,
     invert_prompt,
@@ -46,6 +49,7 @@ __all__ = [
     "SLOTS",
     "BlackBoxVictim",
     "BudgetExceeded",
+    "CVAEGenerator",
     "DualEncoder",
     "GlyphGenerator",
     "Surrogate",
@@ -59,6 +63,7 @@ __all__ = [
     "refine_prompt",
     "stealix_attack",
     "stealix_loss",
+    "train_cvae",
     "train_dual_encoder",
     "train_surrogate",
     "train_victim",

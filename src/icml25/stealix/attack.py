@@ -25,12 +25,14 @@ from icml25.common.checks import (
     check_rng,
     check_seed,
 )
+from icml25.stealix.cvae import CVAEGenerator
 from icml25.stealix.vlm import DualEncoder, invert_prompt, refine_prompt
 from icml25.stealix.world import BlackBoxVictim, GlyphGenerator, _check_labels, check_images
 
 ABLATIONS = (None, "no_refine", "no_pc", "no_ga")
 KINDS = ("random", "classname", "classname_plain", "seed_aug", "inversion", "knockoff", "oracle")
 PLAIN_CONTEXT = {"background": "none", "polarity": "normal", "scale": "full"}
+GENERATORS = (GlyphGenerator, CVAEGenerator)  # G: the renderer or the learned cVAE
 MUTATION = 0.2  # ours: the chance that a child's positive/negative is replaced at random
 KEEP = 8  # ours: at most this many positives and negatives per triplet set
 
@@ -38,14 +40,14 @@ KEEP = 8  # ours: at most this many positives and negatives per triplet set
 def prompt_consistency(
     prompt: dict,
     cls: int,
-    generator: GlyphGenerator,
+    generator: GlyphGenerator | CVAEGenerator,
     victim: BlackBoxVictim,
     m: int = 8,
     seed: int = 0,
 ) -> tuple[float, np.ndarray, np.ndarray]:
     """PC(p, c): the share of ``m`` images G(p) that V labels ``cls``; also the images (m, 64)
     and V's labels (m,). Costs m victim queries."""
-    check_instance("generator", generator, GlyphGenerator)
+    check_instance("generator", generator, GENERATORS)
     prompt = generator.check_prompt(prompt)
     cls = check_int("cls", cls, 0, 9)
     check_instance("victim", victim, BlackBoxVictim)
@@ -156,7 +158,7 @@ def _evolve_class(victim, generator, vlm, seed_img, c, budget, pop_size, m, abla
 
 def stealix_attack(
     victim: BlackBoxVictim,
-    generator: GlyphGenerator,
+    generator: GlyphGenerator | CVAEGenerator,
     vlm: DualEncoder,
     seeds: np.ndarray,
     budget_per_class: int,
@@ -178,7 +180,7 @@ def stealix_attack(
     crossover or mutation: each prompt is refined on its own triplet).
     """
     check_instance("victim", victim, BlackBoxVictim)
-    check_instance("generator", generator, GlyphGenerator)
+    check_instance("generator", generator, GENERATORS)
     vlm = check_instance("vlm", vlm, DualEncoder)
     seeds = _check_seeds(seeds)
     m = check_int("m", m, 1)
@@ -217,7 +219,7 @@ def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def baseline_attack(
     kind: str,
     victim: BlackBoxVictim,
-    generator: GlyphGenerator,
+    generator: GlyphGenerator | CVAEGenerator,
     budget_per_class: int,
     seeds: np.ndarray | None = None,
     vlm: DualEncoder | None = None,
@@ -237,7 +239,7 @@ def baseline_attack(
     """
     kind = check_choice("kind", kind, KINDS)
     check_instance("victim", victim, BlackBoxVictim)
-    check_instance("generator", generator, GlyphGenerator)
+    check_instance("generator", generator, GENERATORS)
     m = check_int("m", m, 1)
     budget = _check_budget(budget_per_class, m)
     seed = check_seed("seed", seed)

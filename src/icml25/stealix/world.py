@@ -166,7 +166,32 @@ def _font(name: str) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(os.path.join(FONT_DIR, name + ".ttf"), 44)
 
 
-class GlyphGenerator:
+class PromptSlots:
+    """What every generator shares: :attr:`vocab` (slot -> tuple of tokens), :attr:`slots`, and
+    the prompt methods :meth:`check_prompt` and :meth:`random_prompt` (a base class only: the
+    generators are :class:`GlyphGenerator` and ``icml25.stealix.cvae.CVAEGenerator``)."""
+
+    vocab: dict[str, tuple]
+    slots: tuple[str, ...]
+
+    def check_prompt(self, prompt: object, name: str = "prompt") -> dict:
+        """``prompt`` if it is a dict with a known token in every slot; raise naming ``name``."""
+        if not isinstance(prompt, dict):
+            raise TypeError(f"{name} must be a dict over the slots {self.slots}")
+        if set(prompt) != set(self.slots):
+            raise ValueError(f"{name} must have exactly the slots {self.slots}, got {list(prompt)}")
+        for slot, value in prompt.items():
+            if not any(type(value) is type(v) and value == v for v in self.vocab[slot]):
+                raise ValueError(f"{name} has unknown token {value!r} in slot {slot!r}")
+        return dict(prompt)
+
+    def random_prompt(self, rng: np.random.Generator) -> dict:
+        """A prompt with every slot drawn uniformly from its tokens."""
+        rng = check_rng("rng", rng)
+        return {s: v[int(rng.integers(len(v)))] for s, v in self.vocab.items()}
+
+
+class GlyphGenerator(PromptSlots):
     """G, the text-to-image stand-in: ``generate(prompt, m)`` renders m glyph images (m, 64).
 
     ``fonts``: a subset of :data:`FONTS` (None: all 20); ``noise``: nuisance jitter per image
@@ -186,22 +211,6 @@ class GlyphGenerator:
         self.vocab: dict[str, tuple] = dict(SLOTS)
         self.vocab["font"] = tuple(fonts) if fonts is not None else FONTS
         self.slots: tuple[str, ...] = tuple(self.vocab)
-
-    def check_prompt(self, prompt: object, name: str = "prompt") -> dict:
-        """``prompt`` if it is a dict with a known token in every slot; raise naming ``name``."""
-        if not isinstance(prompt, dict):
-            raise TypeError(f"{name} must be a dict over the slots {self.slots}")
-        if set(prompt) != set(self.slots):
-            raise ValueError(f"{name} must have exactly the slots {self.slots}, got {list(prompt)}")
-        for slot, value in prompt.items():
-            if not any(type(value) is type(v) and value == v for v in self.vocab[slot]):
-                raise ValueError(f"{name} has unknown token {value!r} in slot {slot!r}")
-        return dict(prompt)
-
-    def random_prompt(self, rng: np.random.Generator) -> dict:
-        """A prompt with every slot drawn uniformly from its tokens."""
-        rng = check_rng("rng", rng)
-        return {s: v[int(rng.integers(len(v)))] for s, v in self.vocab.items()}
 
     def generate(self, prompt: dict, m: int, seed: int | None = None) -> np.ndarray:
         """``m`` renderings (m, 64) in 0..16 of ``prompt``, each with its own nuisance jitter."""
