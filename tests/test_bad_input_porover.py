@@ -72,6 +72,11 @@ SPECS: dict[str, Spec] = {
     f"{P}.split_world": Spec(
         po.split_world, {"seed": 0, "mult": 1}, {"seed": bad_seed(), "mult": bad_int(1, 5)}
     ),
+    f"{P}.toxic_data_arms": Spec(
+        po.toxic_data_arms,
+        {"seed": 0, "mult": 1, "n": 1},
+        {"seed": bad_seed(), "mult": bad_int(1, 5), "n": bad_int(1)},
+    ),
     f"{P}.teacher_answers": Spec(
         po.teacher_answers,
         {"kind": "old", "prompts": PROMPTS, "n": 2, "seed": 0, "judge": True},
@@ -370,6 +375,7 @@ CONSTANTS = {
         "HARMFUL_OBJECTS",
         "KINDS",
         "LABELS",
+        "ARMS",
         "SETS",
         "SIZES",
         "TEACHER_PROFILES",

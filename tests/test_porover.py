@@ -347,3 +347,20 @@ def test_student_lives_on_the_given_device_and_every_function_follows_it():
     a = po.make_student(tok, n_layer=1, n_embd=16, n_head=2, seed=5, device="cpu")
     b = po.make_student(tok, n_layer=1, n_embd=16, n_head=2, seed=5, device=devices[-1])
     assert all(torch.equal(x, y.cpu()) for x, y in zip(a.parameters(), b.parameters(), strict=True))
+
+
+def test_toxic_data_arms_are_paired_and_differ_only_in_toxic_completions():
+    parts, arms = po.toxic_data_arms(0)
+    assert tuple(arms) == po.ARMS
+    prompts = arms["old"][0]
+    assert all(arms[a][0] == prompts for a in po.ARMS)
+    general = set(sum(parts["general"].values(), []))
+    n_gen = sum(p in general for p in prompts)
+    assert prompts[:n_gen] == [p for p in prompts if p in general]
+    assert all(arms[a][1][:n_gen] == arms["old"][1][:n_gen] for a in po.ARMS)
+    tox = list(zip(prompts[n_gen:], arms["old"][1][n_gen:], strict=True))
+    assert all(po.safety_judge(p, c) for p, c in tox) and len(tox) > 150
+    kinds = [po.classify_response(p, c) for p, c in zip(prompts, arms["advanced"][1], strict=True)]
+    assert kinds[n_gen:].count("redirect") > kinds[n_gen:].count("refuse")
+    raw = zip(prompts[n_gen:], arms["no judge"][1][n_gen:], strict=True)
+    assert not all(po.safety_judge(p, c) for p, c in raw)

@@ -7,12 +7,20 @@ over-refusal, in a synthetic instruction world.
   (:data:`TEACHER_PROFILES`), :func:`select_best_of_n`;
 * student: :func:`build_tokenizer`, :func:`make_student`, :func:`sft`,
   :func:`sequence_logprob`, :func:`generate`, :func:`first_token_probs`, :func:`evaluate`;
-* data: :func:`split_world` (:data:`SIZES`, :data:`SETS`), :func:`teacher_answers`;
+* data: :func:`split_world` (:data:`SIZES`, :data:`SETS`), :func:`teacher_answers`,
+  :func:`toxic_data_arms` (:data:`ARMS`);
 * POROver: :class:`PreferencePair`, :func:`build_porover_pairs`, :func:`dpo_loss`, :func:`dpo`
   (:class:`DPOResult`), :func:`select_by_containment`.
 """
 
-from icml25.porover.data import SETS, SIZES, split_world, teacher_answers
+from icml25.porover.data import (
+    ARMS,
+    SETS,
+    SIZES,
+    split_world,
+    teacher_answers,
+    toxic_data_arms,
+)
 from icml25.porover.dpo import (
     DPOResult,
     PreferencePair,
@@ -55,6 +63,7 @@ from icml25.porover.world import (
 )
 
 __all__ = [
+    "ARMS",
     "BENIGN_OBJECTS",
     "BENIGN_VERBS",
     "CONTEXTS",
@@ -92,5 +101,6 @@ __all__ = [
     "sft",
     "split_world",
     "teacher_answers",
+    "toxic_data_arms",
     "vocabulary",
 ]

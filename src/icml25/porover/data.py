@@ -21,7 +21,10 @@ from icml25.porover.world import (
     select_best_of_n,
 )
 
-__all__ = ["SETS", "SIZES", "split_world", "teacher_answers"]
+__all__ = ["ARMS", "SETS", "SIZES", "split_world", "teacher_answers", "toxic_data_arms"]
+
+#: The toxic-prompt data sets of E2 (:func:`toxic_data_arms`).
+ARMS = ("old", "advanced", "null", "no judge")
 
 #: Names of the five sets, in the order they are cut from each label's prompts.
 SETS = ("general", "toxic_sft", "dpo", "val", "test")
@@ -74,3 +77,42 @@ def teacher_answers(
     return select_best_of_n(
         list(prompts), cands, quality_reward, safety_judge if judge else (lambda p, c: True)
     )
+
+
+def toxic_data_arms(
+    seed: int, mult: int = 1, n: int = 8
+) -> tuple[dict[str, dict[str, list[str]]], dict[str, tuple[list[str], list[str]]]]:
+    """The paired SFT sets of E2 for one seed: ``(parts, {arm: (prompts, completions)})``.
+
+    ``parts`` is :func:`split_world` ``(seed, mult)``. Every arm holds the same general data
+    (the advanced teacher's best-of-``n`` answers to the general prompts, teacher seed ``seed``)
+    followed by the same toxic-SFT prompts in the same order; only their completions differ:
+    "old" (one old-teacher sample, unsafe ones dropped; teacher seed ``seed + 1``), "advanced"
+    (best-of-``n`` of the advanced teacher; ``seed + 1``), "null" (the old teacher's second draw;
+    ``seed + 2``) and "no judge" (one old-teacher sample, unsafe ones kept; ``seed + 3``). The
+    toxic-SFT prompts kept are those the old, advanced and null data all answer.
+    """
+    parts = split_world(seed, mult)
+    n = check_int("n", n)
+    general = sum(parts["general"].values(), [])
+    gen = [
+        (p, a)
+        for p, a in zip(general, teacher_answers("advanced", general, n, seed), strict=True)
+        if a is not None
+    ]
+    tox = parts["toxic_sft"]["toxic"] + parts["toxic_sft"]["seemingly_toxic"]
+    answers = {
+        "old": teacher_answers("old", tox, 1, seed + 1),
+        "advanced": teacher_answers("advanced", tox, n, seed + 1),
+        "null": teacher_answers("old", tox, 1, seed + 2),
+        "no judge": teacher_answers("old", tox, 1, seed + 3, judge=False),
+    }
+    keep = [i for i in range(len(tox)) if all(answers[a][i] is not None for a in ARMS[:3])]
+    arms = {
+        arm: (
+            [p for p, _ in gen] + [tox[i] for i in keep],
+            [c for _, c in gen] + [answers[arm][i] for i in keep],
+        )
+        for arm in ARMS
+    }
+    return parts, arms
