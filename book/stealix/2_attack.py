@@ -58,6 +58,7 @@ from icml25.stealix import (
     load_victim_data,
     prompt_consistency,
     stealix_attack,
+    train_cvae,
     train_dual_encoder,
     train_surrogate,
     train_victim,
@@ -70,17 +71,24 @@ CONFIG = {
     "large": {"budgets": (24, 48, 96, 192), "seeds": (0, 1, 2, 3, 4), "pop_size": 6, "m": 8},
 }[SCALE]
 VLM = {"small": {"n_pairs": 10_000, "epochs": 15}, "large": {"n_pairs": 40_000, "epochs": 30}}
+# G at `large`: a conditional VAE learned from rendered (prompt, image) pairs (never run on a GPU
+# here); at `small` G is the renderer itself
+CVAE = {"n_pairs": 40_000, "epochs": 60, "latent": 4, "hidden": 512, "beta": 2.0}
 print(SCALE, CONFIG)
 
 # %% [markdown]
 # The world of notebook 1, one per seed: seed $s$ draws the data split, trains the victim and
-# the dual encoder with seed $s$ (seconds each); the renderer $G$ is the same for every seed.
+# the dual encoder with seed $s$ (seconds each); the generator $G$ is the same for every seed:
+# the renderer at `small` scale; at `large` scale a conditional VAE (`train_cvae`) learned once
+# from rendered (prompt, image) pairs, with the renderer's interface (the dual encoder is still
+# trained on the renderer, as CLIP is not trained on Stable Diffusion's images).
 # Our hyperparameters, not the paper's: a population of `pop_size` prompts per class, $M$ =
 # `m` images per prompt-consistency evaluation, τ = 0.07; a budget of $B$ queries per class then
 # allows $B/M$ evaluations, e.g. two generations of three prompts at $B = 24$.
 
 # %%
 gen = GlyphGenerator(seed=0)
+G = gen if SCALE == "small" else train_cvae(gen, **CVAE, seed=0)
 worlds = {}  # seed -> (Xtr, ytr, Xte, yte, victim, dual encoder)
 for s in CONFIG["seeds"]:
     Xtr, ytr, Xte, yte = load_victim_data(seed=s)
@@ -114,12 +122,12 @@ for s in CONFIG["seeds"]:
         for name, kind in METHODS.items():
             victim.reset()
             if kind == "ours":
-                X, y, log = stealix_attack(victim, gen, vlm, seeds, b, pop, m, seed=s)
+                X, y, log = stealix_attack(victim, G, vlm, seeds, b, pop, m, seed=s)
                 logs[(b, s)] = log
             elif kind == "random1":  # the same budget as Stealix's, (B // M) M per class
-                X, y = baseline_attack("random", victim, gen, (b // m) * m, m=1, seed=s)
+                X, y = baseline_attack("random", victim, G, (b // m) * m, m=1, seed=s)
             else:
-                X, y = baseline_attack(kind, victim, gen, b, seeds, vlm, Xtr, m=m, seed=s)
+                X, y = baseline_attack(kind, victim, G, b, seeds, vlm, Xtr, m=m, seed=s)
             calls[(b, s, name)] = victim.n_queries
             r = evaluate_surrogate(train_surrogate(X, y, seed=s), victim, Xte, yte)
             for key in r:
@@ -127,7 +135,7 @@ for s in CONFIG["seeds"]:
         if b == b_max:  # the no-PC ablation's PC trajectory, the control of F2
             victim.reset()
             nopc_logs[s] = stealix_attack(
-                victim, gen, vlm, seeds, b, pop, m, ablation="no_pc", seed=s
+                victim, G, vlm, seeds, b, pop, m, ablation="no_pc", seed=s
             )[2]
 res = {k: {kk: np.array(vv) for kk, vv in v.items()} for k, v in res.items()}
 for b in CONFIG["budgets"]:
@@ -193,7 +201,7 @@ for s in CONFIG["seeds"]:
     victim = worlds[s][4]
     rng = np.random.default_rng(500 + s)
     pcs = [
-        prompt_consistency(gen.random_prompt(rng), c, gen, victim, m, int(rng.integers(2**31)))[0]
+        prompt_consistency(G.random_prompt(rng), c, G, victim, m, int(rng.integers(2**31)))[0]
         for c in range(10)
         for _ in range(pop)
     ]
@@ -244,7 +252,7 @@ fig, axes = plt.subplots(10, 5, figsize=(7, 13))
 f4_right, f4_plain, f4_digit = 0, 0, 0
 for c in range(10):
     p = log["best_prompt"][c]
-    imgs = gen.generate(p, 4, seed=900 + c)
+    imgs = G.generate(p, 4, seed=900 + c)
     labs = victim._labels(imgs)
     f4_right += int(np.sum(labs == c))
     f4_plain += int(p["background"] == "none" and p["polarity"] == "normal")
@@ -367,7 +375,7 @@ claim(
 rand_again = []
 for s in CONFIG["seeds"]:
     _, _, Xte, yte, victim, _ = worlds[s]
-    X, y = baseline_attack("random", victim, gen, b0, m=m, seed=1000 + s)
+    X, y = baseline_attack("random", victim, G, b0, m=m, seed=1000 + s)
     A = train_surrogate(X, y, seed=s)
     rand_again.append(evaluate_surrogate(A, victim, Xte, yte)["agreement"])
     victim.reset()
@@ -448,6 +456,8 @@ glue("pop_size", pop)
 glue("m", m)
 glue("vlm_pairs", VLM[SCALE]["n_pairs"])
 glue("vlm_epochs", VLM[SCALE]["epochs"])
+glue("cvae_pairs", CVAE["n_pairs"])  # G at `large` (the renderer at `small`)
+glue("cvae_epochs", CVAE["epochs"])
 glue("ag_stealix_bmax", float(res[(b_max, "Stealix")]["agreement"].mean()))
 glue("ag_best_bmax", float(lead[b_max] + res[(b_max, "Stealix")]["agreement"].mean()))
 glue("lead_random_min", float(lead_random.min()))

@@ -58,6 +58,7 @@ from icml25.stealix import (
     load_victim_data,
     prompt_consistency,
     stealix_attack,
+    train_cvae,
     train_dual_encoder,
     train_surrogate,
     train_victim,
@@ -70,10 +71,13 @@ CONFIG = {
     "large": {"budget": 96, "seeds": (0, 1, 2, 3, 4), "pop_size": 6, "m": 8, "n_prompts": 20},
 }[SCALE]
 VLM = {"small": {"n_pairs": 10_000, "epochs": 15}, "large": {"n_pairs": 40_000, "epochs": 30}}
+# G at `large`: the conditional VAE of notebook 2 (never run on a GPU here); at `small` the renderer
+CVAE = {"n_pairs": 40_000, "epochs": 60, "latent": 4, "hidden": 512, "beta": 2.0}
 print(SCALE, CONFIG)
 
 # %%
 gen = GlyphGenerator(seed=0)
+G = gen if SCALE == "small" else train_cvae(gen, **CVAE, seed=0)
 worlds = {}  # seed -> (Xtr, ytr, Xte, yte, victim, dual encoder, second MLP)
 for s in CONFIG["seeds"]:
     Xtr, ytr, Xte, yte = load_victim_data(seed=s)
@@ -103,17 +107,17 @@ for s in CONFIG["seeds"]:
     rs = np.random.default_rng(100 + s)
     seeds = np.stack([Xtr[rs.choice(np.flatnonzero(ytr == c))] for c in range(10)])
     victim.reset()
-    logs[s] = stealix_attack(victim, gen, vlm, seeds, B, pop, m, seed=s)[2]
+    logs[s] = stealix_attack(victim, G, vlm, seeds, B, pop, m, seed=s)[2]
     for c in range(10):
         real = Xtr[ytr == c]
-        cands = [("random", gen.random_prompt(rng)) for _ in range(CONFIG["n_prompts"])]
+        cands = [("random", G.random_prompt(rng)) for _ in range(CONFIG["n_prompts"])]
         cands += [
             ("inverted", invert_prompt(vlm, seeds[c], seed=int(rng.integers(2**31))))
             for _ in range(CONFIG["n_prompts"])
         ]
         cands.append(("evolved", logs[s]["best_prompt"][c]))
         for kind, p in cands:
-            pc, imgs, _ = prompt_consistency(p, c, gen, victim, 16, int(rng.integers(2**31)))
+            pc, imgs, _ = prompt_consistency(p, c, G, victim, 16, int(rng.integers(2**31)))
             d_other = feature_distance(other, imgs, real)
             rows[s].append((kind, pc, feature_distance(victim, imgs, real), d_other))
     victim.reset()
@@ -195,7 +199,7 @@ for s in CONFIG["seeds"]:
     seeds = np.stack([Xtr[rs.choice(np.flatnonzero(ytr == c))] for c in range(10)])
     for name, ab in VARIANTS.items():
         victim.reset()
-        X, y, log = stealix_attack(victim, gen, vlm, seeds, B, pop, m, ablation=ab, seed=s)
+        X, y, log = stealix_attack(victim, G, vlm, seeds, B, pop, m, ablation=ab, seed=s)
         target = np.repeat(np.arange(10), (B // m) * m)
         feats = victim.features(X)
         div = []
