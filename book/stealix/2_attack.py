@@ -68,7 +68,9 @@ t_start = time.perf_counter()
 SCALE = setup(seed=0)
 CONFIG = {
     "small": {"budgets": (24, 48, 96), "seeds": (0, 1, 2), "pop_size": 3, "m": 4},
-    "large": {"budgets": (24, 48, 96, 192), "seeds": (0, 1, 2, 3, 4), "pop_size": 6, "m": 8},
+    # at `large` B = 96 allows 12 evaluations, two generations of six prompts, as B = 24 does at
+    # `small` (three prompts, M = 4); B = 24 or 48 would not leave a single generation to evolve
+    "large": {"budgets": (96, 192, 384, 768), "seeds": (0, 1, 2, 3, 4), "pop_size": 6, "m": 8},
 }[SCALE]
 VLM = {"small": {"n_pairs": 10_000, "epochs": 15}, "large": {"n_pairs": 40_000, "epochs": 30}}
 # G at `large`: a conditional VAE learned from rendered (prompt, image) pairs (never run on a GPU

@@ -68,7 +68,8 @@ t_start = time.perf_counter()
 SCALE = setup(seed=0)
 CONFIG = {
     "small": {"budget": 48, "seeds": (0, 1, 2), "pop_size": 3, "m": 4, "n_prompts": 8},
-    "large": {"budget": 96, "seeds": (0, 1, 2, 3, 4), "pop_size": 6, "m": 8, "n_prompts": 20},
+    # four generations at both scales (B / M evaluations of pop_size prompts)
+    "large": {"budget": 192, "seeds": (0, 1, 2, 3, 4), "pop_size": 6, "m": 8, "n_prompts": 20},
 }[SCALE]
 VLM = {"small": {"n_pairs": 10_000, "epochs": 15}, "large": {"n_pairs": 40_000, "epochs": 30}}
 # G at `large`: the conditional VAE of notebook 2 (never run on a GPU here); at `small` the renderer

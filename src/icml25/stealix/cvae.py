@@ -12,13 +12,17 @@ one learned embedding (``emb`` entries) per slot token of the prompt p, (n, n_sl
 encoder q(z | x, p) = N(μ, diag σ²) reads [x/16, c(p)] through an MLP; the decoder reads
 [z, c(p)] (z of ``latent`` entries) and returns one logit ℓ per pixel. A pixel of the UCI
 preprocessing counts the ink among its 4×4 = 16 sub-pixels, so the likelihood is
-Binomial(16, sigmoid(ℓ)) per pixel; the loss per image is the negative ELBO
+Binomial(16, sigmoid(ℓ)) per pixel; the loss per image is the negative ELBO with its KL term
+weighted by ``beta`` (β; β = 1 is the plain ELBO)
 
-    L(x, p) = -Σ_pixels log Binomial(x | 16, sigmoid(ℓ)) + KL(q(z | x, p) ‖ N(0, I)),
+    L(x, p) = -Σ_pixels log Binomial(x | 16, sigmoid(ℓ)) + β · KL(q(z | x, p) ‖ N(0, I)),
 
-up to the binomial coefficients (a constant). :meth:`CVAEGenerator.generate` draws z ~ N(0, I)
-and returns the rounded mean 16 · sigmoid(ℓ), an image in 0..16: the variation between images
-of one prompt comes from z, as the renderer's from its nuisance jitter.
+up to the binomial coefficients (a constant). With β = 1 the latent z carried much of the
+character and samples drawn from N(0, I) often showed another one; β = 2 (the default, our
+choice among 1, 2 and 4 on a CPU run of 20k pairs) moves more of it into the condition.
+:meth:`CVAEGenerator.generate` draws z ~ N(0, I) and returns the rounded mean 16 · sigmoid(ℓ),
+an image in 0..16: the variation between images of one prompt comes from z, as the renderer's
+from its nuisance jitter.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ class CVAEGenerator(PromptSlots, nn.Module):
     ``hidden``: the width of the encoder's and the decoder's two hidden layers; ``emb``: the size
     of each slot token's embedding; ``seed``: the initial weights and the default stream of
     :meth:`generate`. Untrained until :func:`train_cvae` fits it; ``history`` holds the loss per
-    epoch (mean negative ELBO per image, in nats).
+    epoch (the training loss L per image, in nats, with the β of :func:`train_cvae`).
     """
 
     def __init__(
@@ -138,7 +142,8 @@ def train_cvae(
     device: str | torch.device | None = None,
 ) -> CVAEGenerator:
     """Fit a :class:`CVAEGenerator` to ``n_pairs`` (random prompt, one rendering) pairs of the
-    renderer ``generator``: ``epochs`` passes of Adam (lr 2e-3, batch 256) on the negative ELBO.
+    renderer ``generator``: ``epochs`` passes of Adam (lr 2e-3, batch 256) on the loss L (its
+    KL term weighted by ``beta``).
 
     ``device``: where to train (None: :func:`icml25.common.runtime.get_device`, a GPU when one
     is visible); the returned model is on the CPU in eval mode, with ``history`` the mean loss
