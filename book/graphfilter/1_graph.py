@@ -25,7 +25,7 @@
 # how well the offline stand-in for the SuperFilter score (IFD from an n-gram scorer trained on
 # the pool) finds the planted corrupted responses.
 #
-# At `small` scale the notebook takes a few seconds on one CPU thread.
+# At `small` scale the notebook takes about ten seconds of CPU time on one thread.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -67,7 +67,7 @@ from icml25.graphfilter import (
     subset_stats,
 )
 
-t_start = time.perf_counter()
+t_start = time.perf_counter()  # wall time of the cells from here to the claim cell
 SCALE = setup(seed=0)
 CONFIG = {
     "small": {"seeds": [0, 1, 2], "k": 200, "lm": "ngram"},
@@ -114,9 +114,7 @@ pos = nx.bipartite_layout(G, [f"u{i}" for i in range(len(toy))])
 fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
 step_of = {u: t + 1 for t, u in enumerate(order)}
 colors = [
-    plotting.method_color("GraphFilter")
-    if n.startswith("u") and int(n[1:]) in step_of
-    else "#cccccc"
+    plotting.method_color("ours") if n.startswith("u") and int(n[1:]) in step_of else "#cccccc"
     for n in G.nodes
 ]
 nx.draw_networkx(G, pos, ax=axes[0], node_color=colors, node_size=420, font_size=8)
@@ -227,8 +225,8 @@ print(
 fig, ax = plt.subplots(figsize=plotting.figsize("single"))
 s, b = ifd_all[0], bad_all[0]
 bins = np.linspace(np.percentile(s, 1), np.percentile(s, 99), 40)
-ax.hist(s[~b], bins, alpha=0.7, label="clean pairs", color=plotting.method_color("GraphFilter"))
-ax.hist(s[b], bins, alpha=0.7, label="shuffled responses", color=plotting.method_color("random"))
+ax.hist(s[~b], bins, alpha=0.7, label="clean pairs", color=plotting.method_color("ours"))
+ax.hist(s[b], bins, alpha=0.7, label="shuffled responses", color=plotting.PALETTE[3])
 ax.axvline(1.0, color="k", lw=1, ls="--", label="IFD = 1 (Superfiltering's cut)")
 ax.set_xlabel("IFD = PPL(y|x) / PPL(y)")
 ax.set_ylabel("pairs")
@@ -237,17 +235,21 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# Clean pairs (blue) sit lower than the shuffled ones, but most clean pairs are also above 1:
-# Superfiltering's cut at τ = 1 would keep only {glue:text}`keep_tau:.2f` of the pool
-# ({glue:text}`keep_tau_clean:.2f` of the clean pairs) with this stand-in scorer. The chapter
-# uses the monotone map quality = 1/IFD instead, and keeps the paper's literal orientation
-# (higher IFD = better) as an ablation in notebook 2.
+# Clean pairs (blue) sit lower than the shuffled ones (orange), but most clean pairs are also
+# above 1: Superfiltering's cut at τ = 1 would keep only {glue:text}`keep_tau:.2f` of the pool
+# ({glue:text}`keep_tau_clean:.2f` of the clean pairs) with this stand-in scorer. That comes from
+# how the scorer is built, not from the data: $\mathrm{PPL}(y \mid x)$ mixes the bigram half and
+# half with a capped, unnormalised translation score, so wherever the bigram alone is confident
+# (a low $\mathrm{PPL}(y)$) the conditional model is *worse* than the unconditional one and the
+# IFD exceeds 1; the IFD = 1 of GPT-2's scale does not carry over. The chapter uses the monotone
+# map quality = 1/IFD instead, and keeps the paper's literal orientation (higher IFD = better)
+# as an ablation in notebook 2.
 #
 # ## What else the stand-in IFD sees: how often a pair repeats
 #
 # The chatterbot pool repeats some pairs many times (the tech-support file about 100×). The
 # scorer is trained on the pool itself, so a repeated pair is well known to both of its
-# models, and the instruction helps little on top: its IFD is high. Below, the mean IFD of the
+# models, and the conditional model adds little on top: its IFD is high. Below, the mean IFD of the
 # clean pairs by how many exact copies of the pair the noisy pool holds (mean over seeds).
 
 # %%
@@ -279,16 +281,16 @@ ifd_many = copy_table.mean().loc[">= 6", "mean IFD"]
 # %% [markdown]
 # Clean singletons have a mean IFD of {glue:text}`ifd_single:.2f`, clean pairs with six or more
 # copies {glue:text}`ifd_many:.2f`, about as high as the shuffled responses. So
-# $q = 1/\mathrm{IFD}$ is partly a **diversity** signal: it favours pairs that occur once. That
-# flatters the "quality" half in notebook 2 (quality top-k takes no repeated pair), and some of
-# GraphFilter's low share of shuffled responses and of its lead over its halves comes from this
-# rather than from detecting misalignment. $q$ is also heavy-tailed, which sets the scale of
-# the additive ablation's $q/\max q$.
+# $q = 1/\mathrm{IFD}$ also rates repeated clean pairs low, which flatters the "quality" half in
+# notebook 2: quality top-k takes few repeated pairs. (The cover step already removes most
+# repeats: a copy of a taken pair has nothing left to cover.) $q$ is also heavy-tailed, which
+# sets the scale of the additive ablation's $q/\max q$.
 #
 # ## Claim check
 
 # %%
-runtime_s = time.perf_counter() - t_start
+runtime_s = time.perf_counter() - t_start  # wall s of the cells after the imports
+cpu_s = time.process_time()  # CPU s (user + system) of the kernel since its start, imports too
 assert len(order) < len(toy) and 3 not in order, "the toy twin must never be taken"
 assert np.all(speedup >= 10), f"naive / lazy time ratio below 10x: {speedup.round(1)}"
 claim(
@@ -296,7 +298,7 @@ claim(
     "The lazy max-heap returns exactly the selection of naive full recomputation (k = 200 on the "
     "noisy chatterbot pool, quality 1/IFD): no position differs; a static ranking by the initial "
     "priority (no recomputation) does differ",
-    paper="take the top sample, remove its n-grams, recompute the priorities (Sec. 3)",
+    paper="take the top sample, remove its n-grams, recompute the priorities (Sec. 3, unverified)",
     value=diff_lazy,
     check=within(0.0, 0.0),
     control=("static ranking by phi_0", diff_static),
@@ -311,9 +313,13 @@ claim(
     },
     fmt=".3f",
 )
+LM_NAME, SCORER = {
+    "ngram": ("n-gram", "a bigram scorer trained on the pool itself"),
+    "transformer": ("transformer", "a 2-layer word transformer trained on the pool itself"),
+}[CONFIG["lm"]]
 claim(
     "graphfilter/1_graph/ifd_detects_corruption",
-    "IFD from the n-gram stand-in scorer ranks the planted shuffled responses above the clean "
+    f"IFD from the {LM_NAME} stand-in scorer ranks the planted shuffled responses above the clean "
     "pairs: AUROC > 0.7 in every noise seed; the model-free word overlap of instruction and "
     "response does not",
     paper="SuperFilter/IFD as the quality score (Eq. 2); the paper does not test detection",
@@ -327,9 +333,10 @@ claim(
         "mean IFD clean singletons": float(ifd_single),
         "mean IFD clean pairs with >= 6 copies": float(ifd_many),
     },
-    caveat="a check of our stand-in (a bigram scorer trained on the pool itself, not GPT-2), "
-    "not a paper claim; the 0.7 threshold was set after the pilot's 0.78 on this corpus; the "
-    "IFD is also high for pairs that repeat in the pool",
+    caveat=f"a check of our stand-in ({SCORER}, not GPT-2), not a paper claim; the 0.7 "
+    "threshold was set after the pilot's 0.78 on this corpus"
+    + ("" if CONFIG["lm"] == "ngram" else " (bigram scorer) and is untested with the transformer")
+    + "; the IFD is also high for pairs that repeat in the pool",
     fmt=".3f",
 )
 glue("n_pool", len(pool), display=False)
@@ -345,3 +352,4 @@ glue("speedup", float(np.mean(speedup)), display=False)
 glue("t_lazy", float(np.mean(t_lazy)), display=False)
 glue("t_naive", float(np.mean(t_naive)), display=False)
 glue("runtime_s", runtime_s, display=False)
+glue("cpu_s", cpu_s, display=False)

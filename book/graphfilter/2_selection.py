@@ -76,7 +76,7 @@ from icml25.graphfilter import (
     subset_stats,
 )
 
-t_start = time.perf_counter()
+t_start = time.perf_counter()  # wall time of the cells from here to the claim cell
 SCALE = setup(seed=0)
 CONFIG = {
     "small": {"seeds": list(range(5)), "lm": "ngram", "sft_budgets": []},
@@ -272,7 +272,9 @@ plt.show()
 # IFD as its source), and the static ranking takes both. GraphFilter takes a few
 # near-duplicates (a copy with dropped words still has some uncovered n-grams) and no exact
 # copy; the pure cover methods take almost none. (c) Quality top-k and random cover the fewest
-# n-grams.
+# n-grams. The two counts in (b) can overlap: word dropout leaves a one-word instruction as it
+# is, so such a near-duplicate is identical to its source and counts both as a family duplicate
+# and as an exact copy (the white bar then double-counts it).
 #
 # ## F1′ (`large` scale only): a tiny-LM "SFT" as the second evaluator
 #
@@ -349,7 +351,15 @@ else:
 # proxy rewards. The character LM learns the response text of the subset, so the amount and
 # spread of that text should matter; whether it also learns enough of the instruction →
 # response map to be hurt by shuffled responses is what the literal orientation (which takes
-# the most of them) tests. The three SFT claims below are checked at `large` scale only.
+# the most of them) tests. The three SFT claims are checked at `large` scale only, and first in
+# the claim cell, so that they run even if a check calibrated at `small` scale fails there.
+# Their verdicts are fixed in the code and were set on one calibration seed (123) outside the
+# reported ones: `sft_beats_baselines` not reproduced, `sft_below_random` reproduced (control:
+# quality top-k), `sft_quality_matters` not reproduced. `large` has not been run to the end. In
+# its only run, a smoke run of two seeds (100 and 101) on a CPU, before the transformer scorer
+# got its own id for unknown words, GraphFilter scored below diversity only at k = 400 in both
+# seeds, so `above_both_halves` (verdict from `small`, which needs every seed) failed there;
+# notebook 2 at `large` is therefore expected to stop at that check, after the SFT claims.
 #
 # ## Claim checks
 #
@@ -371,7 +381,8 @@ lead_kc = gf - at("k-center")
 shift = at("quality top-k", k_min) - at("diversity only", k_min)
 shift_top = at("quality top-k") - at("diversity only")
 corrupt_ref = np.minimum(pool_corrupt, at("diversity only", col="corrupt"))
-runtime_s = time.perf_counter() - t_start
+runtime_s = time.perf_counter() - t_start  # wall s of the cells after the imports
+cpu_s = time.process_time()  # CPU s (user + system) of the kernel since its start, imports too
 # "reproduced" needs >= 3 seeds (claims.MIN_SEEDS): a reduced run with fewer only illustrates
 shown = "reproduced" if len(CONFIG["seeds"]) >= 3 else "illustrated"
 paired = pd.DataFrame(
@@ -398,11 +409,59 @@ q_caveat = (
 )
 assert np.all(np.isfinite(df["score"])) and df["score"].between(-1, 1).all()
 
+if SFT_BUDGETS:  # `large` scale only: the tiny-LM SFT evaluator (lower NLL = better)
+    sft_gf = sft["GraphFilter", k_sft]
+    claim(
+        "graphfilter/2_selection/sft_beats_baselines",
+        f"Scored by the tiny-LM SFT (held-out NLL, lower = better), GraphFilter's subset at "
+        f"k = {k_sft} is below every baseline's (random, quality top-k, diversity only, "
+        "k-center) in every seed",
+        paper="GraphFilter outperforms nine baselines after fine-tuning (Table 1, unverified)",
+        value=sft_gf - np.min([sft[m, k_sft] for m in BASELINES], axis=0),
+        check=less(0.0),
+        verdict="not reproduced",
+        caveat="a character LM trained from scratch learns mostly the response text of its "
+        "subset, not the instruction -> response map; in a calibration run on a seed outside "
+        "the reported ones, diversity only (q = 1: longer responses, more text to learn) had "
+        "the lower NLL",
+        numbers={m: float(sft[m, k_sft].mean()) for m in BASELINES + ["GraphFilter"]},
+    )
+    claim(
+        "graphfilter/2_selection/sft_below_random",
+        f"Scored by the tiny-LM SFT, GraphFilter's subset at k = {k_sft} has a lower held-out "
+        "NLL than a random subset of the same size in every seed; quality top-k (diversity "
+        "removed) does not",
+        paper="GraphFilter beats random selection after fine-tuning (Table 1, unverified)",
+        value=sft_gf,
+        check=less(sft["random", k_sft]),
+        control=("quality top-k", sft["quality top-k", k_sft]),
+        verdict=shown,
+        numbers={"random": float(sft["random", k_sft].mean())},
+    )
+    claim(
+        "graphfilter/2_selection/sft_quality_matters",
+        f"Scored by the tiny-LM SFT, GraphFilter (q = 1/IFD) at k = {k_sft} has a lower "
+        "held-out NLL than the literal orientation (q = IFD, which takes the most shuffled "
+        "responses) in every seed",
+        paper="quality (SuperFilter) is one of the two halves of the priority (Sec. 3, unverified)",
+        value=sft_gf - sft["literal orientation", k_sft],
+        check=less(0.0),
+        verdict="not reproduced",
+        caveat="a shuffled response is still fluent response text, which is what a small "
+        "from-scratch LM learns; in the calibration run the literal orientation's NLL was "
+        "slightly below GraphFilter's",
+        numbers={
+            "literal orientation": float(sft["literal orientation", k_sft].mean()),
+            "GraphFilter corrupt share": float(at("GraphFilter", k_sft, "corrupt").mean()),
+            "literal corrupt share": float(at("literal orientation", k_sft, "corrupt").mean()),
+        },
+    )
 claim(
     "graphfilter/2_selection/beats_baselines",
-    "At the largest budget (k = 400) GraphFilter scores at least as high as every baseline "
+    "At the largest budget (k = 400) GraphFilter scores higher than every baseline "
     "(random, quality top-k, diversity only, k-center) in every seed",
-    paper="GraphFilter outperforms nine baselines with three backbones on six benchmarks (Table 1)",
+    paper="GraphFilter outperforms nine baselines with three backbones on six benchmarks "
+    "(Table 1, unverified)",
     value=gf - best_base,
     check=greater(0.0),
     verdict="not reproduced",
@@ -422,7 +481,7 @@ claim(
     "graphfilter/2_selection/above_both_halves",
     "At k = 400 GraphFilter (quality x diversity) scores above both of its halves, quality "
     "top-k and diversity only, in every seed",
-    paper="combining quality and diversity beats either alone (Sec. 4)",
+    paper="combining quality and diversity beats either alone (Sec. 4, unverified)",
     value=gf - halves,
     check=greater(0.0),
     verdict="illustrated",
@@ -435,7 +494,7 @@ claim(
     caveat="the fair control, GraphFilter with the same q permuted within the seed (no "
     f"information on corruption), is {perm_halves.mean():+.3f} above the best half on average "
     f"(above it in {int((perm_halves > 0).sum())} of {perm_halves.size} seeds): multiplying D by "
-    "any heavy-tailed weight already breaks diversity only's preference for long pairs, so the "
+    "the same q values permuted already breaks diversity only's preference for long pairs, so the "
     "lead over both halves does not show that the quality information matters; at "
     f"k = {k_min} quality top-k scores {at('quality top-k', k_min).mean():.3f}, "
     f"GraphFilter {at('GraphFilter', k_min).mean():.3f}; {q_caveat}",
@@ -446,10 +505,13 @@ claim(
     "ranking, literal orientation, instruction-only n-grams) in every seed; at "
     f"k = {k_min} (the control) it does not",
     paper="ablations: multiplicative beats additive, recomputation and the n-gram choice "
-    "matter (Sec. 5)",
+    "matter (Sec. 5, unverified)",
     value=gf - best_abl,
     check=greater(0.0),
-    control=(f"the same difference at k = {k_min}", at("GraphFilter", k_min) - best_abl_min),
+    control=(
+        f"budget contrast: the same difference at k = {k_min}",
+        at("GraphFilter", k_min) - best_abl_min,
+    ),
     verdict="partly",
     numbers={m: float(at(m).mean()) for m in ABLATIONS},
     caveat="multiplicative beats additive only at the largest budget: the additive priority "
@@ -459,11 +521,11 @@ claim(
     "graphfilter/2_selection/budget_shift",
     f"Quality matters more at small budgets: at k = {k_min} quality top-k scores above "
     f"diversity only in every seed; at k = {k_top} (the control) it does not",
-    paper="the balance of quality and diversity changes with the subset size (Sec. 5; "
+    paper="the balance of quality and diversity changes with the subset size (Sec. 5, unverified; "
     "direction not checked against the PDF)",
     value=shift,
     check=greater(0.0),
-    control=(f"the same difference at k = {k_top}", shift_top),
+    control=(f"budget contrast: the same difference at k = {k_top}", shift_top),
     verdict="illustrated",
     caveat="the paper's direction is not checked; diversity only's un-normalised D(u) takes "
     f"long pairs first ({at('diversity only', k_min, 'words').mean():.0f} words per pair at "
@@ -473,23 +535,27 @@ claim(
 claim(
     "graphfilter/2_selection/fewer_corrupt",
     "At k = 400 GraphFilter's subset holds a smaller share of shuffled responses than the pool "
-    "and than diversity only, in every seed; random selection does not",
-    paper="GraphFilter's subsets are of higher quality than diversity-based ones (analysis)",
+    "and than diversity only, in every seed; GraphFilter with the same q values permuted "
+    "within the seed does not",
+    paper="GraphFilter's subsets are of higher quality than diversity-based ones (analysis; "
+    "section unverified)",
     value=at("GraphFilter", col="corrupt"),
     check=less(corrupt_ref),
-    control=("random", at("random", col="corrupt")),
+    control=("permuted q", perm["corrupt"].to_numpy(dtype=float)),
     verdict=shown,
-    caveat=q_caveat,
+    caveat="the control removes the one ingredient, which q goes with which pair; random "
+    "(shown in numbers) matches the pool's rate by construction",
     numbers={
         "pool": float(pool_corrupt.mean()),
         "diversity only": float(at("diversity only", col="corrupt").mean()),
+        "random": float(at("random", col="corrupt").mean()),
     },
 )
 claim(
     "graphfilter/2_selection/no_exact_duplicate",
     "GraphFilter never takes a pair identical to one it already took (k = 400, every seed): "
     "its n-grams are covered, so D = 0; the static ranking without recomputation does",
-    paper="removing covered n-grams and recomputing the priorities (Sec. 3)",
+    paper="removing covered n-grams and recomputing the priorities (Sec. 3, unverified)",
     value=at("GraphFilter", col="exact_duplicate"),
     check=within(0.0, 0.0),
     control=("static ranking", at("static", col="exact_duplicate")),
@@ -512,53 +578,6 @@ claim(
     "(notebook 1, AUROC about 0.75); it refutes the literal reading of Eq. 2 rather than "
     "reproducing a result",
 )
-if SFT_BUDGETS:  # `large` scale only: the tiny-LM SFT evaluator (lower NLL = better)
-    sft_gf = sft["GraphFilter", k_sft]
-    claim(
-        "graphfilter/2_selection/sft_beats_baselines",
-        f"Scored by the tiny-LM SFT (held-out NLL, lower = better), GraphFilter's subset at "
-        f"k = {k_sft} is below every baseline's (random, quality top-k, diversity only, "
-        "k-center) in every seed",
-        paper="GraphFilter outperforms nine baselines after fine-tuning (Table 1)",
-        value=sft_gf - np.min([sft[m, k_sft] for m in BASELINES], axis=0),
-        check=less(0.0),
-        verdict="not reproduced",
-        caveat="a character LM trained from scratch learns mostly the response text of its "
-        "subset, not the instruction -> response map; in a calibration run on a seed outside "
-        "the reported ones, diversity only (q = 1: longer responses, more text to learn) had "
-        "the lower NLL",
-        numbers={m: float(sft[m, k_sft].mean()) for m in BASELINES + ["GraphFilter"]},
-    )
-    claim(
-        "graphfilter/2_selection/sft_below_random",
-        f"Scored by the tiny-LM SFT, GraphFilter's subset at k = {k_sft} has a lower held-out "
-        "NLL than a random subset of the same size in every seed; quality top-k (diversity "
-        "removed) does not",
-        paper="GraphFilter beats random selection after fine-tuning (Table 1)",
-        value=sft_gf,
-        check=less(sft["random", k_sft]),
-        control=("quality top-k", sft["quality top-k", k_sft]),
-        verdict=shown,
-        numbers={"random": float(sft["random", k_sft].mean())},
-    )
-    claim(
-        "graphfilter/2_selection/sft_quality_matters",
-        f"Scored by the tiny-LM SFT, GraphFilter (q = 1/IFD) at k = {k_sft} has a lower "
-        "held-out NLL than the literal orientation (q = IFD, which takes the most shuffled "
-        "responses) in every seed",
-        paper="quality (SuperFilter) is one of the two halves of the priority (Sec. 3)",
-        value=sft_gf - sft["literal orientation", k_sft],
-        check=less(0.0),
-        verdict="not reproduced",
-        caveat="a shuffled response is still fluent response text, which is what a small "
-        "from-scratch LM learns; in the calibration run the literal orientation's NLL was "
-        "slightly below GraphFilter's",
-        numbers={
-            "literal orientation": float(sft["literal orientation", k_sft].mean()),
-            "GraphFilter corrupt share": float(at("GraphFilter", k_sft, "corrupt").mean()),
-            "literal corrupt share": float(at("literal orientation", k_sft, "corrupt").mean()),
-        },
-    )
 for key, m in [
     ("gf", "GraphFilter"),
     ("kc", "k-center"),
@@ -576,6 +595,7 @@ glue("n_seeds", len(CONFIG["seeds"]), display=False)
 glue("corrupt_gf", float(at("GraphFilter", col="corrupt").mean()), display=False)
 glue("corrupt_literal", float(at("literal orientation", col="corrupt").mean()), display=False)
 glue("corrupt_pool", float(pool_corrupt.mean()), display=False)
+glue("corrupt_perm", float(perm["corrupt"].mean()), display=False)
 glue("n_pos_div", n_pos_div, display=False)
 glue("n_pairs_div", int(paired["diversity only"].size), display=False)
 glue("n_add_lead", len(add_lead), display=False)
@@ -591,3 +611,4 @@ glue("words_gf_50", float(at("GraphFilter", k_min, "words").mean()), display=Fal
 glue("words_pool", float(at("GraphFilter", k_min, "pool_words").mean()), display=False)
 glue("sd_gf", float(gf.std(ddof=1)), display=False)
 glue("runtime_s", runtime_s, display=False)
+glue("cpu_s", cpu_s, display=False)

@@ -102,7 +102,11 @@ def _ifd_transformer(pairs, seed: int, epochs: int = 30, lx: int = 16, ly: int =
     def step(idx: torch.Tensor) -> torch.Tensor:
         idx = idx.to(dev)
         logits = model(input_ids=inp_all[idx]).logits
-        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), x_all[idx].reshape(-1))
+        # PAD (id 1) targets carry no text: left out of the loss, as the masks leave them out
+        # of the scores
+        return F.cross_entropy(
+            logits.reshape(-1, logits.shape[-1]), x_all[idx].reshape(-1), ignore_index=1
+        )
 
     g = torch.Generator().manual_seed(seed)
     minibatch_training(model, opt, step, len(x_all), epochs, 64, g, progress=False)
