@@ -1,0 +1,307 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # POROver: preference optimisation against overrefusal (E3)
+#
+# POROver's third step starts from a model that is safe but overrefuses, here notebook 2's
+# student trained on the old teacher's toxic-prompt refusals. Algorithm 1 builds preference
+# pairs on seemingly-toxic prompts the student refuses (chosen: the advanced teacher's best
+# compliant answer; rejected: the student's own answer), adds "added safety data" (ASD) pairs
+# on toxic prompts (chosen: the teacher's safe answer; rejected: a comply), and runs DPO with
+# an NLL term on the chosen answer. A **containment threshold** τ keeps the safety drop in
+# check: among the checkpoints, the most useful one whose validation safety is at least the
+# start's minus τ is kept (paper: usefulness 57.6 % → 82.1 % at comparable safety). This
+# notebook follows the trajectories for three amounts of ASD and scores the selected
+# checkpoint on test prompts.
+
+# %% tags=["remove-cell"]
+# Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
+import os
+import subprocess
+import sys
+
+if "google.colab" in sys.modules:
+    REPO = os.environ.get(
+        "ICML25_REPO", "https://github.com/icml25-in-miniature/icml25-in-miniature"
+    )
+    subprocess.run(
+        f"git clone --depth 1 {REPO} /content/icml25"
+        " && pip install -q --no-deps -e /content/icml25",
+        shell=True,
+        check=True,
+    )
+
+# %%
+import copy
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from icml25.common import glue, plotting, setup
+from icml25.common.claims import claim, greater
+from icml25.porover import (
+    PreferencePair,
+    Teacher,
+    build_porover_pairs,
+    build_tokenizer,
+    dpo,
+    evaluate,
+    make_student,
+    select_by_containment,
+    sft,
+    toxic_data_arms,
+)
+
+t_start = time.perf_counter()
+SCALE = setup(seed=0)
+CONFIG = {
+    "small": {"mult": 1, "n_layer": 2, "n_embd": 64, "N": 8, "sft_steps": 300,
+              "dpo_steps": 80, "eval_every": 10, "seeds": (0, 1, 2)},
+    "large": {"mult": 5, "n_layer": 4, "n_embd": 128, "N": 16, "sft_steps": 1000,
+              "dpo_steps": 200, "eval_every": 20, "seeds": (0, 1, 2, 3, 4)},
+}[SCALE]  # fmt: skip
+print(SCALE, CONFIG)
+TAU = 0.03  # containment threshold on the validation safety drop, fixed before any run
+ASD = (0.0, 0.25, 0.5)
+SWAP = "swapped pairs"  # control: chosen and rejected exchanged (ASD 0.25)
+
+# %% [markdown]
+# ## Runs
+#
+# Per seed: notebook 2's old-data student (same world, data, initialisation and SFT), the DPO
+# set's 100 seemingly-toxic and 100 toxic prompts, pairs from Algorithm 1 with ASD fractions
+# 0, 0.25 and 0.5 (ASD pairs = round(fraction × overrefusal pairs)), then DPO (β = 0.1, NLL
+# weight 1, lr 3e-4, batch 32) for 80 steps with a checkpoint and the expected rates on the
+# validation prompts every 10 steps. The control swaps chosen and rejected in the ASD 0.25
+# pairs and goes through the same selection. The DPO steps and τ = 0.03 were fixed on seeds
+# 100-102, not on the reported seeds.
+
+
+# %%
+def select(histories, base_safety):
+    """The (run, step) row of highest validation usefulness with safety ≥ base − τ."""
+    table = pd.concat([h.assign(run=str(k)) for k, h in histories.items()], ignore_index=True)
+    return select_by_containment(table, base_safety, TAU)
+
+
+def on_test(start, result, step, test):
+    """Expected test rates of the checkpoint of ``result`` (a DPOResult) at ``step``."""
+    model = copy.deepcopy(start)
+    model.load_state_dict(result.checkpoints[int(step)])
+    return evaluate(model, tok, test)
+
+
+tok = build_tokenizer()
+hist, rows, pair_counts, dpo_times = [], [], [], []
+for seed in CONFIG["seeds"]:
+    parts, arms = toxic_data_arms(seed, CONFIG["mult"], CONFIG["N"])
+    start = make_student(tok, n_layer=CONFIG["n_layer"], n_embd=CONFIG["n_embd"], seed=seed)
+    sft(start, tok, *arms["old"], steps=CONFIG["sft_steps"], seed=seed)
+    val = sum(parts["val"].values(), [])
+    test = sum(parts["test"].values(), [])
+    start_test = evaluate(start, tok, test)
+    runs = {}
+    for asd in (*ASD, SWAP):
+        pairs = build_porover_pairs(
+            start,
+            tok,
+            Teacher("advanced", seed + 10),
+            parts["dpo"]["seemingly_toxic"],
+            parts["dpo"]["toxic"],
+            0.25 if asd == SWAP else asd,
+            n_samples=CONFIG["N"],
+            seed=seed,
+        )
+        if asd == SWAP:
+            pairs = [PreferencePair(p.prompt, p.rejected, p.chosen, p.source) for p in pairs]
+        pair_counts.append({"seed": seed, "run": str(asd), "pairs": len(pairs)})
+        policy, ref = copy.deepcopy(start), copy.deepcopy(start)
+        t0 = time.perf_counter()
+        runs[asd] = dpo(
+            policy,
+            ref,
+            tok,
+            pairs,
+            steps=CONFIG["dpo_steps"],
+            seed=seed,
+            eval_prompts=val,
+            eval_every=CONFIG["eval_every"],
+        )
+        dpo_times.append(time.perf_counter() - t0)
+        hist.append(runs[asd].history.assign(seed=seed, run=str(asd)))
+    base_val = float(runs[ASD[0]].history.iloc[0]["safety"])
+
+    chosen = select({k: runs[k].history for k in ASD}, base_val)
+    run = float(chosen["run"])
+    ctrl = select({SWAP: runs[SWAP].history}, base_val)
+    selected = on_test(start, runs[run], chosen["step"], test)
+    last = {k: on_test(start, runs[k], runs[k].history["step"].iloc[-1], test) for k in ASD}
+    rows.append(
+        {
+            "seed": seed,
+            "start usefulness": start_test["usefulness"],
+            "start safety": start_test["safety"],
+            "ASD": run,
+            "step": int(chosen["step"]),
+            "start val safety": base_val,
+            "selected val safety": float(chosen["safety"]),
+            **{
+                f"selected {k}": v
+                for k, v in on_test(start, runs[run], chosen["step"], test).items()
+            },
+            "control step": int(ctrl["step"]),
+            "control usefulness": on_test(start, runs[SWAP], ctrl["step"], test)["usefulness"],
+            **{f"last safety, ASD {k}": last[k]["safety"] for k in ASD},
+            **{f"last usefulness, ASD {k}": last[k]["usefulness"] for k in ASD},
+        }
+    )
+table = pd.DataFrame(rows)
+history = pd.concat(hist, ignore_index=True)
+print(pd.DataFrame(pair_counts).pivot(index="seed", columns="run", values="pairs"))
+table.round(3).T
+
+# %% [markdown]
+# Figure E3: validation trajectories of DPO from the overrefusing student, one colour per ASD
+# fraction (seed 0 bold, the other seeds faint): (a) safety on toxic prompts, with seed 0's
+# band of the containment rule (its start − τ and above) shaded; (b) usefulness on seemingly-toxic
+# prompts, with each seed's selected checkpoint as a star; (c) refusal rate on seemingly-toxic
+# prompts (inside the policy: the mass it still puts on `sorry`), with the swapped-pairs
+# control dashed.
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=plotting.figsize("wide"), sharex=True)
+colors = {"0.0": "C3", "0.25": "C0", "0.5": "C2", SWAP: "0.4"}
+for (seed, run), h in history.groupby(["seed", "run"], sort=False):
+    first = seed == CONFIG["seeds"][0]
+    style = dict(color=colors[run], lw=1.8 if first else 0.7, alpha=1.0 if first else 0.4)
+    label = (f"ASD {run}" if run != SWAP else run) if first else None
+    if run != SWAP:
+        axes[0].plot(h["step"], h["safety"], "-", label=label, **style)
+        axes[1].plot(h["step"], h["usefulness"], "-", **style)
+    axes[2].plot(h["step"], h["refusal"], "--" if run == SWAP else "-", label=label, **style)
+for seed in CONFIG["seeds"]:
+    base = history[(history.seed == seed) & (history.step == 0)]["safety"].iloc[0]
+    first = seed == CONFIG["seeds"][0]
+    if first:
+        axes[0].axhspan(base - TAU, 1.0, color="C0", alpha=0.12, label="containment band")
+    r = table[table.seed == seed].iloc[0]
+    h = history[(history.seed == seed) & (history.run == str(r["ASD"]))]
+    u = h[h.step == r["step"]]["usefulness"].iloc[0]
+    axes[1].plot(r["step"], u, "*", ms=13 if first else 8, color=colors[str(r["ASD"])],
+                 mec="k", label="selected (τ)" if first else None)  # fmt: skip
+axes[0].set_ylabel("safety (validation)")
+axes[1].set_ylabel("usefulness (validation)")
+axes[2].set_ylabel("refusal rate (validation)")
+for ax in axes:
+    ax.set_xlabel("DPO step")
+    ax.set_ylim(-0.02, 1.02)
+axes[0].set_title("Safety: without ASD it collapses")
+axes[1].set_title("Usefulness: up within 10-20 steps")
+axes[2].set_title("Refusals (seemingly toxic)")
+axes[0].legend(fontsize=7, loc="lower left")
+axes[1].legend(fontsize=7, loc="lower right")
+axes[2].legend(fontsize=7, loc="center right")
+plotting.panel_labels(axes)
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Without ASD usefulness rises as fast and safety collapses as DPO goes on: the
+# overrefusal pairs teach "answer with `sure`", which the tiny student also applies to toxic
+# prompts, so the containment rule can only keep an early checkpoint. With ASD the pairs on
+# toxic prompts hold the refusal or redirect there, and usefulness rises to the ceiling inside
+# the band. Swapping chosen and rejected drives the refusal rate up instead (c).
+
+# %%
+gain = (table["selected usefulness"] - table["start usefulness"]).to_numpy()
+gain_ctrl = (table["control usefulness"] - table["start usefulness"]).to_numpy()
+d_safety = (table["selected safety"] - table["start safety"]).to_numpy()
+erosion = {k: (table["start safety"] - table[f"last safety, ASD {k}"]).to_numpy() for k in ASD}
+
+runtime_s = time.perf_counter() - t_start
+glue("tau", TAU)
+glue("start_usefulness", float(table["start usefulness"].mean()))
+glue("start_safety", float(table["start safety"].mean()))
+glue("sel_usefulness", float(table["selected usefulness"].mean()))
+glue("sel_safety", float(table["selected safety"].mean()))
+glue("sel_helpfulness", float(table["selected helpfulness"].mean()))
+glue("last_safety_asd0", float(table["last safety, ASD 0.0"].mean()))
+glue("last_safety_asd05", float(table["last safety, ASD 0.5"].mean()))
+glue("sel_asd", ", ".join(f"{a:g}" for a in table["ASD"]))
+glue("sel_steps", ", ".join(str(s) for s in table["step"]))
+glue("dpo_steps", CONFIG["dpo_steps"])
+glue("dpo_s_max", float(max(dpo_times)))
+glue("n_seeds", len(CONFIG["seeds"]))
+glue("n_contained", int((d_safety > -TAU).sum()))
+glue("runtime_s", runtime_s)
+claim(
+    "porover/3_porover/selected_gain",
+    "DPO on Algorithm-1 pairs with ASD, stopped by the containment rule (τ and step chosen on "
+    "validation), raises usefulness on seemingly-toxic test prompts by more than 0.15",
+    paper="usefulness 57.6 % → 82.1 % at comparable safety (POROver)",
+    value=gain,
+    check=greater(0.15),
+    control=("swapped chosen/rejected, same selection", gain_ctrl),
+    verdict="reproduced",
+    numbers={
+        "start usefulness": table["start usefulness"].to_numpy(),
+        "selected usefulness": table["selected usefulness"].to_numpy(),
+        "selected helpfulness": table["selected helpfulness"].to_numpy(),
+    },
+    fmt=".3f",
+)
+w = table.iloc[int(np.argmin(d_safety))]  # the seed with the largest test safety drop
+w_last = w[f"last safety, ASD {w['ASD']}"]
+claim(
+    "porover/3_porover/safety_contained",
+    f"The selected checkpoint keeps test safety above the start's minus τ = {TAU}, in every seed",
+    paper="comparable safety (within the containment threshold)",
+    value=d_safety,
+    check=greater(-TAU),
+    verdict="not reproduced",
+    caveat=f"holds in {int((d_safety > -TAU).sum())} of {d_safety.size} seeds: in seed "
+    f"{int(w['seed'])} the checkpoint chosen on validation (ASD {w['ASD']:g}, step "
+    f"{int(w['step'])}) has validation safety {w['selected val safety']:.3f} against "
+    f"{w['start val safety']:.3f} at the start, inside the band, but test safety "
+    f"{w['selected safety']:.3f} against {w['start safety']:.3f} "
+    f"({w['selected safety'] - w['start safety']:+.3f}): 60 validation toxic prompts are "
+    "too few to tell the test safety of an early checkpoint while DPO is still moving it "
+    "(validation and test safety of the start already differ; the same run ends at test "
+    f"safety {w_last:.3f}); a larger validation set or a margin inside τ would address it, "
+    "neither was tried on "
+    "the reported seeds (on the calibration seeds 100-102 it held)",
+    numbers={
+        "start safety": table["start safety"].to_numpy(),
+        "selected safety": table["selected safety"].to_numpy(),
+        "last checkpoint without ASD: Δ safety": -erosion[0.0],
+    },
+    fmt=".3f",
+)
+claim(
+    "porover/3_porover/no_asd_erodes",
+    f"Without ASD safety erodes as DPO continues: after {CONFIG['dpo_steps']} steps test "
+    f"safety is below the start's by more than τ = {TAU}",
+    paper="ASD is needed to keep safety (the amount of ASD is tuned with τ)",
+    value=erosion[0.0],
+    check=greater(TAU),
+    control=("the same run with ASD 0.5", erosion[0.5]),
+    verdict="reproduced",
+    numbers={"safety drop, ASD 0.25": erosion[0.25]},
+    fmt=".3f",
+)
+assert max(dpo_times) < 60
