@@ -16,21 +16,23 @@
 # %% [markdown]
 # # Accuracy: S2FGL against FL baselines
 #
-# The paper's headline: S2FGL beats FL and FGL baselines on node classification. Here six
+# The paper's headline: S2FGL beats FL and FGL baselines on node classification. Here five
 # methods share the same clients, the same ACM-GCN (hidden 64), the same budget (20 rounds ×
 # 5 local Adam steps, lr 0.01, weight decay 5e-4) and the same metric, the test accuracy
 # pooled over all clients of the global model after each round (of the local models for
 # local-only training): **local** only, **FedAvg**, **FedProx** ($\mu = 0.005$), **S2FGL**
-# (codebook KL + FGMA), and its two halves **S2FGL-NLIR** (codebook KL only) and
-# **S2FGL-FGMA** (FGMA only), all with the paper's weights $w_\text{KL} = 5$,
-# $w_\text{FGMA} = 1$; and S2FGL once more with the weights picked on the validation nodes
+# (codebook KL + FGMA), and its half **S2FGL-NLIR** (codebook KL only), all with the paper's
+# weights $w_\text{KL} = 5$, $w_\text{FGMA} = 1$ (the other half, FGMA alone, is measured in
+# notebook 4's ablation, at 10 rounds, to keep this notebook within its time budget); and
+# S2FGL once more with the weights picked on the validation nodes
 # of seeds 100–102 (never on the reported seeds 0–2), from a grid of three pairs (the paper's
 # pair, the worst of four there when the grid was first run, is left out to save time).
 #
 # The regime (20 % labelled nodes per client, feature signal σ = 0.35, 25 % inter-community
 # partners, N = 1000, K = 10) was fixed on seeds 100–102 too.
 #
-# At `small` scale the notebook takes under two minutes on one CPU thread.
+# At `small` scale the notebook takes about two and a half minutes on one CPU thread (its
+# measured time is in the chapter opener).
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -121,7 +123,6 @@ RUNS = {
     "FedProx": ("fedprox", PAPER_WEIGHTS),
     "S2FGL": ("s2fgl", PAPER_WEIGHTS),
     "S2FGL-NLIR": ("s2fgl-nlir", PAPER_WEIGHTS),
-    "S2FGL-FGMA": ("s2fgl-fgma", PAPER_WEIGHTS),
     "S2FGL (w tuned)": ("s2fgl", TUNED_WEIGHTS),
 }
 H = {name: [] for name in RUNS}
@@ -140,11 +141,11 @@ ACC = {name: np.array([h.accuracy for h in hs]) for name, hs in H.items()}  # (s
 FINAL = {name: a[:, -5:].mean(1) for name, a in ACC.items()}  # mean of the last 5 rounds
 
 # %%
-COLORS = dict(zip(RUNS, [plotting.PALETTE[i] for i in (7, 1, 2, 0, 4, 3, 9)], strict=True))
+COLORS = dict(zip(RUNS, [plotting.PALETTE[i] for i in (7, 1, 2, 0, 4, 9)], strict=True))
 fig, ax = plt.subplots(figsize=plotting.figsize("wide"))
 r = np.arange(1, CONFIG["rounds"] + 1)
 for name, a in ACC.items():
-    style = "--" if name in ("S2FGL-NLIR", "S2FGL-FGMA", "S2FGL (w tuned)") else "-"
+    style = "--" if name in ("S2FGL-NLIR", "S2FGL (w tuned)") else "-"
     col = COLORS[name]
     ax.plot(r, a.mean(0), style, color=col, label=name, lw=1.6)
     ax.fill_between(r, a.min(0), a.max(0), color=col, alpha=0.12)
@@ -157,8 +158,8 @@ plt.show()
 
 # %% [markdown]
 # Mean over the seeds (lines) and their range (bands); chance is 0.2. Local-only training
-# has 20 labelled nodes per client and sees no other client. The dashed lines are S2FGL's two
-# halves and S2FGL with the weights picked on seeds 100–102; the dotted grey line is the
+# has 20 labelled nodes per client and sees no other client. The dashed lines are S2FGL's codebook
+# half (S2FGL-NLIR) and S2FGL with the weights picked on seeds 100–102; the dotted grey line is the
 # control of the claim check below (FedAvg on per-client permuted label ids). When the grid
 # was first run on the tuning seeds, the codebook KL alone tracked FedAvg and FGMA at the
 # paper's weight 1 pulled accuracy down:
@@ -221,7 +222,7 @@ perm_gain = ACC_PERM[:, -5:].mean(1) - FINAL["local"]
 claim(
     "s2fgl/3_accuracy/federation_beats_local",
     "FedAvg and FedProx (their mean) beat local-only training by more than 5 points",
-    paper="FL baselines beat local training (main table)",
+    paper="(a premise of the paper's comparison with FL baselines; its tables were not read)",
     value=fed_gain,
     check=greater(0.05),
     control=("FedAvg on per-client permuted label ids, 20 rounds", perm_gain),
@@ -240,7 +241,8 @@ mn, hn = t_interval(FINAL["S2FGL-NLIR"] - FINAL["FedAvg"])
 claim(
     "s2fgl/3_accuracy/s2fgl_beats_fedavg",
     "S2FGL (paper's weights) beats FedAvg in pooled test accuracy",
-    paper="S2FGL beats FL/FGL baselines on six data sets (main table)",
+    paper='"Extensive experiments on multiple datasets demonstrate the superiority of S2FGL" '
+    "(abstract; the tables were not read)",
     value=diff,
     check=greater(0.0),
     verdict="not reproduced",
@@ -259,7 +261,8 @@ mp, hp = t_interval(diff_prox)
 claim(
     "s2fgl/3_accuracy/s2fgl_beats_fedprox",
     "S2FGL (paper's weights) beats FedProx in pooled test accuracy",
-    paper="S2FGL beats FL/FGL baselines on six data sets (main table)",
+    paper='"Extensive experiments on multiple datasets demonstrate the superiority of S2FGL" '
+    "(abstract; the tables were not read)",
     value=diff_prox,
     check=greater(0.0),
     verdict="not reproduced",

@@ -376,7 +376,7 @@ glue("kl_cost", mk, display=False)
 glue("kl_cost_ci", hk, display=False)
 glue("share_full", share_full, display=False)
 glue("n_cells_gain", int(sum(DIFF[w][0] - DIFF[w][1] > 0 for w in CELLS)), display=False)
-glue("n_cells", len(CELLS), display=False)
+glue("n_cells", len(CELLS) - 1, display=False)  # the cells other than FedAvg's own (0, 0)
 glue("runtime_s", runtime_s, display=False)
 glue("cpu_s", cpu_s, display=False)
 assert same_as_fedavg, "S2FGL with both weights at 0 must give FedAvg's numbers"

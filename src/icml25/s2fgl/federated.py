@@ -165,6 +165,8 @@ def client_update(
     the method's terms against the frozen ``global_model`` (FedProx: prox_mu ||theta_k -
     theta||^2; S2FGL: w_KL KL_codebook when a codebook is given, w_FGMA FGMA on the important
     nodes). Returns the last step's (CE, KL, FGMA). The plain function a Flower client wraps.
+    Device: both models must be on one device; the client's arrays and the codebook are moved
+    to it.
     """
     model = checks.check_instance("model", model, ACMGCN)
     global_model = checks.check_instance("global_model", global_model, ACMGCN)
@@ -267,6 +269,8 @@ def run_federated(
     prox_mu = checks.check_real("prox_mu", prox_mu, 0.0)
     seed = checks.check_seed("seed", seed)
     dev = checks.check_device("device", device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device is 'cuda' but no GPU is visible (torch.cuda.is_available())")
     t0 = time.perf_counter()
     torch.manual_seed(seed)
     n_classes = int(max(int(c.y.max()) for c in clients)) + 1

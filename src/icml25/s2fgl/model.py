@@ -106,6 +106,10 @@ def build_codebook(
     """Global knowledge repository (C, R, d): repeat r samples round(frac K) clients and takes the
     count-weighted class means of their prototypes (K, C, d) with counts (K, C); a class no
     sampled client has stays 0 (as in the official code)."""
+    if isinstance(prototypes, torch.Tensor):  # a CUDA tensor cannot go through np.asarray
+        prototypes = prototypes.detach().cpu()
+    if isinstance(counts, torch.Tensor):
+        counts = counts.detach().cpu()
     p = torch.as_tensor(checks.check_finite_array("prototypes", np.asarray(prototypes), 3))
     n = torch.as_tensor(checks.check_finite_array("counts", np.asarray(counts), 2))
     if n.shape != p.shape[:2]:
@@ -147,7 +151,7 @@ def codebook_kl_loss(
     if cb.shape[-1] != hl.shape[1]:
         raise ValueError(f"codebook must be (C, R, {hl.shape[1]}), got {tuple(cb.shape)}")
     T = checks.check_positive("T", T)
-    b = cb.reshape(-1, cb.shape[-1]).to(hl.dtype)
+    b = cb.reshape(-1, cb.shape[-1]).to(hl.device, hl.dtype)
     return _codebook_kl(hl, _kl_teacher(hg, b, T), b, T)
 
 
