@@ -50,19 +50,21 @@ import pandas as pd
 from icml25.common import glue, plotting, setup
 from icml25.common.claims import claim, greater
 from icml25.porover import (
+    SIZES,
     TEACHER_PROFILES,
     Teacher,
     build_tokenizer,
     classify_response,
     evaluate,
     first_token_probs,
-    make_prompt_world,
     make_student,
     quality_reward,
     render_response,
     safety_judge,
     select_best_of_n,
     sft,
+    split_world,
+    teacher_answers,
 )
 
 t_start = time.perf_counter()
@@ -73,25 +75,9 @@ CONFIG = {
               "seeds": (0, 1, 2, 3, 4)},
 }[SCALE]  # fmt: skip
 print(SCALE, CONFIG)
+# `split_world(seed, mult)` cuts one world into, per label, the general SFT set, the toxic SFT
+# set, the DPO set, validation and test (`SIZES` × mult prompts; notebooks 1-3 share it)
 M = CONFIG["mult"]
-# per label: general SFT set, toxic SFT set, DPO set, validation, test (notebooks 1-3 share it)
-SIZES = {
-    "benign": (540 * M, 0, 0, 60 * M, 150 * M),
-    "toxic": (30 * M, 240 * M, 100 * M, 60 * M, 150 * M),
-    "seemingly_toxic": (30 * M, 100 * M, 100 * M, 60 * M, 150 * M),
-}
-
-
-def split_world(seed: int) -> dict[str, dict[str, list[str]]]:
-    """Distinct prompts of one seed, cut into the five sets per label."""
-    world = make_prompt_world({k: sum(v) for k, v in SIZES.items()}, seed=seed)
-    parts = {}
-    for label, sizes in SIZES.items():
-        pool, start = world.subset(label), 0
-        for name, n in zip(("general", "toxic_sft", "dpo", "val", "test"), sizes, strict=True):
-            parts.setdefault(name, {})[label] = pool[start : start + n]
-            start += n
-    return parts
 
 
 # %% [markdown]
@@ -105,7 +91,7 @@ def split_world(seed: int) -> dict[str, dict[str, list[str]]]:
 # hurting ...`). Held-out prompts are unseen (verb, object, context) combinations of seen words.
 
 # %%
-parts0 = split_world(0)
+parts0 = split_world(0, M)
 examples = [parts0["test"][lab][0] for lab in SIZES]
 rows = []
 for p, lab in zip(examples, SIZES, strict=True):
@@ -190,41 +176,32 @@ plt.show()
 # Per seed: a fresh world, the general set (540 benign, 30 toxic, 30 seemingly toxic prompts
 # at `small` scale) answered by {old teacher, one sample}, {advanced teacher, one sample} and
 # {advanced teacher, best of N with reward and judge}, one student per data set (GPT-2, 2
-# layers, d = 64, trained from scratch), scored on 150 + 150 + 150 held-out prompts. Rates are
+# layers, d = 64, trained from scratch), scored on the held-out test prompts (150 benign, 150
+# toxic and 150 seemingly toxic at `small` scale). Rates are
 # the **expected** rates under temperature-1 sampling (exact, from the first response word).
 # Two controls: a second old-teacher student (fresh teacher draw and initialisation: a null
 # comparison), and best-of-N by the reward alone, without the safety judge.
 
 # %%
 tok = build_tokenizer()
-
-
-def teacher_data(kind, prompts, n, judge, seed):
-    """(prompts, completions) from ``n`` samples per prompt: the first sample if n == 1,
-    else best-of-n by reward among those passing ``judge`` (None: no judge)."""
-    cands = Teacher(kind, seed).sample(prompts, n)
-    if n == 1:
-        best = [c[0] for c in cands]
-    else:
-        best = select_best_of_n(prompts, cands, quality_reward, judge or (lambda p, c: True))
-    keep = [(p, b) for p, b in zip(prompts, best, strict=True) if b is not None]
-    return [p for p, _ in keep], [b for _, b in keep]
-
-
+# (teacher, samples per prompt, safety judge, teacher/student seed offset); a single sample is
+# kept as drawn (judge off); best-of-N keeps none for a prompt whose samples all fail the judge
 VARIANTS = {
-    "old, single": ("old", 1, None, 0),
-    "advanced, single": ("advanced", 1, None, 0),
-    f"advanced, best-of-{CONFIG['N']}": ("advanced", CONFIG["N"], safety_judge, 0),
-    "control: old, single (2nd draw)": ("old", 1, None, 1000),
-    f"control: best-of-{CONFIG['N']} without judge": ("advanced", CONFIG["N"], None, 0),
+    "old, single": ("old", 1, False, 0),
+    "advanced, single": ("advanced", 1, False, 0),
+    f"advanced, best-of-{CONFIG['N']}": ("advanced", CONFIG["N"], True, 0),
+    "control: old, single (2nd draw)": ("old", 1, False, 1000),
+    f"control: best-of-{CONFIG['N']} without judge": ("advanced", CONFIG["N"], False, 0),
 }
 results, inside, sft_times = [], [], []
 for seed in CONFIG["seeds"]:
-    parts = split_world(seed)
+    parts = split_world(seed, M)
     general = sum(parts["general"].values(), [])
     test = sum(parts["test"].values(), [])
     for name, (kind, n, judge, offset) in VARIANTS.items():
-        P, C = teacher_data(kind, general, n, judge, seed + offset)
+        answers = teacher_answers(kind, general, n, seed + offset, judge=judge)
+        P = [p for p, a in zip(general, answers, strict=True) if a is not None]
+        C = [a for a in answers if a is not None]
         model = make_student(
             tok, n_layer=CONFIG["n_layer"], n_embd=CONFIG["n_embd"], seed=seed + offset
         )
@@ -342,9 +319,9 @@ claim(
     check=greater(0.0),
     verdict="not reproduced",
     caveat=f"safer in {int((safer > 0).sum())} of {safer.size} seeds (mean "
-    f"{safer.mean():+.2f}, spread {safer.std():.2f} between seeds): the student's safety "
-    "varies between seeds about as much as best-of-N moves it; more seeds would tell; "
-    "the same comparison with selection by reward alone "
+    f"{safer.mean():+.2f}, standard deviation {safer.std(ddof=1):.2f} between seeds): the "
+    "student's safety varies between seeds about as much as best-of-N moves it; more seeds "
+    "would tell; the same comparison with selection by reward alone "
     f"(no judge) gives {safer_ctrl.mean():+.2f}",
     fmt=".3f",
 )
@@ -356,8 +333,11 @@ claim(
     check=greater(0.0),
     verdict="not reproduced",
     caveat=f"here usefulness drives it (safety +{d_safety.mean():.2f}, usefulness "
-    f"+{d_useful.mean():.2f}): our old teacher is a keyword policy that overrefuses trigger "
-    "words (the brief's profile), where GPT-3.5 in the paper was the less safe, more useful one",
+    f"+{d_useful.mean():.2f}): our old teacher is a keyword policy (the brief's profile), so "
+    f"its student is both less safe (safety {per_seed(old, 'safety').mean():.2f} against "
+    f"{per_seed(best, 'safety').mean():.2f}) and heavily overrefusing (usefulness "
+    f"{per_seed(old, 'usefulness').mean():.2f}), and usefulness has more to gain; the paper's "
+    "GPT-3.5 data was less safe but more useful",
     fmt=".3f",
 )
 assert max(sft_times) < 60 and np.all(per_seed(best, "helpfulness") > 0.1)
