@@ -92,7 +92,9 @@ print(SCALE, CONFIG)
 # students of a seed train on identical prompts. An earlier, unpaired version of this
 # comparison (fresh general data, initialisation and batch order per student) failed its null
 # control: two old-teacher students differed in usefulness by 0.18 ± 0.26, as much as the
-# effect margin. The steps (300) were fixed on seeds 100-105, not on the reported seeds.
+# effect margin. The steps (300) were fixed on seeds 100-105, not on the reported seeds. Both
+# are exploratory runs whose scripts and outputs are not in the repository: their numbers are
+# typed here, not measured by this notebook.
 
 # %%
 tok = build_tokenizer()
@@ -233,10 +235,16 @@ claim(
     verdict="illustrated",
     caveat=f"no safety is lost, but the check cannot tell much: its negative control, "
     f"old-teacher data with the unsafe samples kept (the judge off), gives Δ safety "
-    f"{d_safety_ctrl.mean():+.3f} on these seeds (−0.18 on the calibration seeds 100-105), "
-    "because the old teacher complies with few of the trigger-verb toxic prompts kept, while "
-    "the old-data students' safety varies between teacher draws by up to "
-    f"{np.abs(d_safety_null).max():.2f} (the null pair); safety is not equal either: "
+    f"{d_safety_ctrl.mean():+.3f} on these seeds (−0.18 on the calibration seeds 100-105, an "
+    "exploratory run whose script and output are not in the repository), "
+    "because the old teacher complies with few of the trigger-verb toxic prompts kept (the kept "
+    "prompts exclude those where the old or the null draw complied with a toxic prompt); the "
+    "control also draws the old teacher with another seed than the old arm, so it differs in "
+    "the draw as well as in the judge, and its Δ safety is to be read against the null pair "
+    "(two old-teacher draws), whose safety differs by up to "
+    f"{np.abs(d_safety_null).max():.3f}; it is kept in the numbers, not passed as the claim's "
+    "control, since a control that passes makes the check raise; "
+    "safety is not equal either: "
     f"|Δ safety| ≤ 0.03 (the issue's two-sided reading) holds in {two_sided} of "
     f"{d_safety.size} seeds: the advanced-data student is safer by more than 0.03 in "
     f"{int((d_safety > 0.03).sum())}, as the old-data student learned the trigger verb, not the "
