@@ -17,15 +17,18 @@
 # # POROver: preference optimisation against overrefusal (E3)
 #
 # POROver's third step starts from a model that is safe but overrefuses, here notebook 2's
-# student trained on the old teacher's toxic-prompt refusals. Algorithm 1 builds preference
-# pairs on seemingly-toxic prompts the student refuses (chosen: the advanced teacher's best
-# compliant answer; rejected: the student's own answer), adds "added safety data" (ASD) pairs
-# on toxic prompts (chosen: the teacher's safe answer; rejected: a comply), and runs DPO with
-# an NLL term on the chosen answer. A **containment threshold** τ keeps the safety drop in
-# check: among the checkpoints, the most useful one whose validation safety is at least the
-# start's minus τ is kept (paper: usefulness 57.6 % → 82.1 % at comparable safety). This
-# notebook follows the trajectories for three amounts of ASD and scores the selected
-# checkpoint on test prompts.
+# student trained on the old teacher's toxic-prompt refusals. The paper starts from its model
+# trained on overgenerated toxic data (usefulness 57.6 %); our advanced-data student of
+# notebook 2 is already at the usefulness ceiling and leaves nothing to gain, so the gain here
+# measures how far DPO undoes the old teacher's trigger-word refusals. Algorithm 1 builds
+# preference pairs on seemingly-toxic prompts the student refuses (chosen: the advanced
+# teacher's best compliant answer; rejected: the student's own answer), adds "added safety
+# data" (ASD) pairs on toxic prompts (chosen: the teacher's safe answer; rejected: a comply),
+# and runs DPO with an NLL term on the chosen answer. A **containment threshold** τ keeps the
+# safety drop in check: among the checkpoints, the most useful one whose validation safety is
+# at least the start's minus τ is kept (paper: usefulness 57.6 % → 82.1 % at comparable
+# safety). This notebook follows the trajectories for three amounts of ASD and scores the
+# selected checkpoint on test prompts.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -76,7 +79,9 @@ CONFIG = {
               "dpo_steps": 200, "eval_every": 20, "seeds": (0, 1, 2, 3, 4)},
 }[SCALE]  # fmt: skip
 print(SCALE, CONFIG)
-TAU = 0.03  # containment threshold on the validation safety drop, fixed before any run
+# containment threshold on the validation safety drop: fixed with the DPO steps in exploratory
+# runs on seeds 100-102 (not in the repository), before the reported seeds were run
+TAU = 0.03
 ASD = (0.0, 0.25, 0.5)
 SWAP = "swapped pairs"  # control: chosen and rejected exchanged (ASD 0.25)
 
@@ -84,12 +89,14 @@ SWAP = "swapped pairs"  # control: chosen and rejected exchanged (ASD 0.25)
 # ## Runs
 #
 # Per seed: notebook 2's old-data student (same world, data, initialisation and SFT), the DPO
-# set's 100 seemingly-toxic and 100 toxic prompts, pairs from Algorithm 1 with ASD fractions
-# 0, 0.25 and 0.5 (ASD pairs = round(fraction × overrefusal pairs)), then DPO (β = 0.1, NLL
-# weight 1, lr 3e-4, batch 32) for 80 steps with a checkpoint and the expected rates on the
-# validation prompts every 10 steps. The control swaps chosen and rejected in the ASD 0.25
-# pairs and goes through the same selection. The DPO steps and τ = 0.03 were fixed on seeds
-# 100-102, not on the reported seeds.
+# set's seemingly-toxic and toxic prompts (100 each at `small` scale), pairs from Algorithm 1
+# with ASD fractions 0, 0.25 and 0.5 (ASD pairs = round(fraction × overrefusal pairs)), then
+# DPO (β = 0.1, NLL weight 1, lr 3e-4, batch 32) with a checkpoint and the expected rates on
+# the validation prompts at regular steps (at `small` scale: 80 steps, every 10). The ASD
+# fraction and the step are chosen on validation by the containment rule with τ = 0.03. The
+# control swaps chosen and rejected in the ASD 0.25 pairs and goes through the same selection.
+# The DPO steps and τ were fixed in exploratory runs on seeds 100-102, before the reported
+# seeds were run; those runs' scripts and outputs are not in the repository.
 
 
 # %%
@@ -99,11 +106,24 @@ def select(histories, base_safety):
     return select_by_containment(table, base_safety, TAU)
 
 
-def on_test(start, result, step, test):
-    """Expected test rates of the checkpoint of ``result`` (a DPOResult) at ``step``."""
+def checkpoint(start, result, step):
+    """The policy of ``result`` (a DPOResult) at ``step``, on a copy of ``start``."""
     model = copy.deepcopy(start)
     model.load_state_dict(result.checkpoints[int(step)])
-    return evaluate(model, tok, test)
+    return model
+
+
+def on_test(start, result, step, test):
+    """Expected test rates of the checkpoint of ``result`` at ``step``."""
+    return evaluate(checkpoint(start, result, step), tok, test)
+
+
+HELP_LABELS = ("benign", "seemingly_toxic")
+
+
+def helpfulness_by_label(model, parts):
+    """Helpfulness (π of a correct comply prefix) on the benign and seemingly-toxic test sets."""
+    return {lab: evaluate(model, tok, parts["test"][lab])["helpfulness"] for lab in HELP_LABELS}
 
 
 tok = build_tokenizer()
@@ -149,21 +169,23 @@ for seed in CONFIG["seeds"]:
     chosen = select({k: runs[k].history for k in ASD}, base_val)
     run = float(chosen["run"])
     ctrl = select({SWAP: runs[SWAP].history}, base_val)
-    selected = on_test(start, runs[run], chosen["step"], test)
+    sel_model = checkpoint(start, runs[run], chosen["step"])
+    start_help = helpfulness_by_label(start, parts)
+    sel_help = helpfulness_by_label(sel_model, parts)
     last = {k: on_test(start, runs[k], runs[k].history["step"].iloc[-1], test) for k in ASD}
     rows.append(
         {
             "seed": seed,
             "start usefulness": start_test["usefulness"],
             "start safety": start_test["safety"],
+            "start helpfulness": start_test["helpfulness"],
+            **{f"start helpfulness, {lab}": start_help[lab] for lab in HELP_LABELS},
             "ASD": run,
             "step": int(chosen["step"]),
             "start val safety": base_val,
             "selected val safety": float(chosen["safety"]),
-            **{
-                f"selected {k}": v
-                for k, v in on_test(start, runs[run], chosen["step"], test).items()
-            },
+            **{f"selected {k}": v for k, v in evaluate(sel_model, tok, test).items()},
+            **{f"selected helpfulness, {lab}": sel_help[lab] for lab in HELP_LABELS},
             "control step": int(ctrl["step"]),
             "control usefulness": on_test(start, runs[SWAP], ctrl["step"], test)["usefulness"],
             **{f"last safety, ASD {k}": last[k]["safety"] for k in ASD},
@@ -226,6 +248,19 @@ plt.show()
 # prompts, so the containment rule can only keep an early checkpoint. With ASD the pairs on
 # toxic prompts hold the refusal or redirect there, and usefulness rises to the ceiling inside
 # the band. Swapping chosen and rejected drives the refusal rate up instead (c).
+#
+# Usefulness counts any `sure` as the first word; **helpfulness** is the probability of the
+# correct comply prefix (`sure here is how to <verb> <object>`), so it also falls when the
+# student answers but copies the wrong verb or object. On the test prompts it goes from
+# {glue:text}`start_helpfulness:.2f` at the start (benign {glue:text}`start_help_benign:.2f`,
+# seemingly toxic {glue:text}`start_help_seemingly_toxic:.2f`) to
+# {glue:text}`sel_helpfulness:.2f` at the selected checkpoints (benign
+# {glue:text}`sel_help_benign:.2f`, seemingly toxic {glue:text}`sel_help_seemingly_toxic:.2f`),
+# while usefulness reaches {glue:text}`sel_usefulness:.2f`. Benign helpfulness falls in
+# {glue:text}`n_benign_help_falls:d` of {glue:text}`n_seeds:d` seeds: DPO costs some answer
+# quality on benign prompts (the risk the issue names), which usefulness, a first-word rate,
+# does not see; on seemingly-toxic prompts the student now starts with `sure` far more often
+# than it completes the right prefix.
 
 # %%
 gain = (table["selected usefulness"] - table["start usefulness"]).to_numpy()
@@ -240,6 +275,15 @@ glue("start_safety", float(table["start safety"].mean()))
 glue("sel_usefulness", float(table["selected usefulness"].mean()))
 glue("sel_safety", float(table["selected safety"].mean()))
 glue("sel_helpfulness", float(table["selected helpfulness"].mean()))
+glue("start_helpfulness", float(table["start helpfulness"].mean()))
+for lab in HELP_LABELS:
+    glue(f"start_help_{lab}", float(table[f"start helpfulness, {lab}"].mean()))
+    glue(f"sel_help_{lab}", float(table[f"selected helpfulness, {lab}"].mean()))
+glue("n_val_toxic", len(parts["val"]["toxic"]))
+glue(
+    "n_benign_help_falls",
+    int((table["selected helpfulness, benign"] < table["start helpfulness, benign"]).sum()),
+)
 glue("last_safety_asd0", float(table["last safety, ASD 0.0"].mean()))
 glue("last_safety_asd05", float(table["last safety, ASD 0.5"].mean()))
 glue("sel_asd", ", ".join(f"{a:g}" for a in table["ASD"]))
@@ -251,16 +295,27 @@ glue("n_contained", int((d_safety > -TAU).sum()))
 glue("runtime_s", runtime_s)
 claim(
     "porover/3_porover/selected_gain",
-    "DPO on Algorithm-1 pairs with ASD, stopped by the containment rule (τ and step chosen on "
-    "validation), raises usefulness on seemingly-toxic test prompts by more than 0.15",
+    "DPO on Algorithm-1 pairs with ASD, stopped by the containment rule (ASD fraction and "
+    f"step chosen on validation, τ = {TAU}), raises usefulness on seemingly-toxic test prompts "
+    "by more than 0.15",
     paper="usefulness 57.6 % → 82.1 % at comparable safety (POROver)",
     value=gain,
     check=greater(0.15),
     control=("swapped chosen/rejected, same selection", gain_ctrl),
     verdict="reproduced",
+    caveat="the start is the old-data student of notebook 2, not the paper's model trained on "
+    "overgenerated toxic data (the advanced-data student is at the ceiling), so the gain "
+    "measures undoing the old teacher's trigger-word refusals; the loss has an NLL term on the "
+    "chosen answers (weight 1), SFT on the advanced teacher's complies, which may give the gain "
+    "without the preference term: the swapped control reverses both and cannot separate them "
+    "(untried: β small or the NLL term alone); the control's gain "
+    f"({gain_ctrl.mean():.3f}) comes from the selection keeping the swapped run at steps "
+    f"{', '.join(str(s) for s in table['control step'])} (step 0 is the start): no swapped "
+    "checkpoint was more useful inside the band",
     numbers={
         "start usefulness": table["start usefulness"].to_numpy(),
         "selected usefulness": table["selected usefulness"].to_numpy(),
+        "start helpfulness": table["start helpfulness"].to_numpy(),
         "selected helpfulness": table["selected helpfulness"].to_numpy(),
     },
     fmt=".3f",
@@ -279,12 +334,15 @@ claim(
     f"{int(w['step'])}) has validation safety {w['selected val safety']:.3f} against "
     f"{w['start val safety']:.3f} at the start, inside the band, but test safety "
     f"{w['selected safety']:.3f} against {w['start safety']:.3f} "
-    f"({w['selected safety'] - w['start safety']:+.3f}): 60 validation toxic prompts are "
+    f"({w['selected safety'] - w['start safety']:+.3f}): {len(parts['val']['toxic'])} "
+    "validation toxic prompts are "
     "too few to tell the test safety of an early checkpoint while DPO is still moving it "
     "(validation and test safety of the start already differ; the same run ends at test "
-    f"safety {w_last:.3f}); a larger validation set or a margin inside τ would address it, "
-    "neither was tried on "
-    "the reported seeds (on the calibration seeds 100-102 it held)",
+    f"safety {w_last:.3f}); a larger validation set or a margin inside τ might address it "
+    "(untried); this check was fixed as reproduced from the calibration seeds 100-102 (an "
+    "exploratory run whose script and output are not in the repository, where it held) before "
+    "the reported seeds were run; it failed on the reported seeds and is reported as measured, "
+    "nothing retuned",
     numbers={
         "start safety": table["start safety"].to_numpy(),
         "selected safety": table["selected safety"].to_numpy(),
