@@ -4,6 +4,7 @@ from functools import cache
 
 import numpy as np
 import pytest
+import torch
 from scipy import stats
 
 from icml25 import stealix as sx
@@ -217,3 +218,36 @@ def test_feature_distance_zero_for_same_set():
     real = Xtr[ytr == 4]
     assert sx.feature_distance(victim, real, real) == 0.0
     assert sx.feature_distance(victim, Xtr[ytr == 7], real) > 0
+
+
+def test_dual_encoder_checkpoints_round_trip_and_guard(tmp_path):
+    from icml25.stealix import checkpoints as ck
+
+    gen, vlm = _world()[5], _vlm()
+    path = ck.save_dual_encoder(vlm, gen, 3000, 8, 0, tmp_path)
+    assert path == ck.checkpoint_path(0, tmp_path) and path.exists()
+    loaded = ck.load_dual_encoder(gen, 3000, 8, 32, 0, tmp_path)
+    for k, v in vlm.state_dict().items():
+        assert torch.equal(loaded.state_dict()[k], v), k
+    assert loaded.history == vlm.history and len(vlm.history) == 8
+    with pytest.raises(ValueError, match="do not match"):
+        ck.load_dual_encoder(gen, 3000, 9, 32, 0, tmp_path)
+    with pytest.raises(ValueError, match="do not match"):  # another generator
+        ck.load_dual_encoder(sx.GlyphGenerator(noise=0.2), 3000, 8, 32, 0, tmp_path)
+    with pytest.raises(FileNotFoundError, match="icml25.stealix.checkpoints"):
+        ck.load_dual_encoder(gen, 3000, 8, 32, 1, tmp_path)
+
+
+def test_committed_dual_encoders_are_what_training_gives():
+    """The committed dual encoders of notebooks 2 and 3 fit the current settings and code: the
+    files load for seeds 0-2, and a fresh first epoch of seed 0 repeats the stored loss (a change
+    to the renderer, the model or the training shows up here)."""
+    from icml25.stealix import checkpoints as ck
+
+    gen = sx.GlyphGenerator(seed=0)
+    cfg = {k: ck.SMALL[k] for k in ("n_pairs", "epochs", "dim")}
+    for seed in ck.SMALL["seeds"]:
+        assert len(ck.load_dual_encoder(gen, **cfg, seed=seed).history) == cfg["epochs"], seed
+    stored = ck.load_dual_encoder(gen, **cfg, seed=0).history
+    fresh = sx.train_dual_encoder(gen, cfg["n_pairs"], 1, cfg["dim"], seed=0).history
+    assert fresh == pytest.approx(stored[:1], rel=1e-4)

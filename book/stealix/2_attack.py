@@ -63,6 +63,7 @@ from icml25.stealix import (
     train_surrogate,
     train_victim,
 )
+from icml25.stealix.checkpoints import load_dual_encoder
 
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
@@ -80,7 +81,10 @@ print(SCALE, CONFIG)
 
 # %% [markdown]
 # The world of notebook 1, one per seed: seed $s$ draws the data split, trains the victim and
-# the dual encoder with seed $s$ (seconds each); the generator $G$ is the same for every seed:
+# the dual encoder with seed $s$ (seconds each; at `small` scale the dual encoders of seeds 0-2
+# are loaded from `data/stealix/`, the weights `train_dual_encoder` gives with these settings,
+# committed so that notebooks 2 and 3 do not both train them; notebook 1 trains its own live);
+# the generator $G$ is the same for every seed:
 # the renderer at `small` scale; at `large` scale a conditional VAE (`train_cvae`) learned once
 # from rendered (prompt, image) pairs, with the renderer's interface (the dual encoder is still
 # trained on the renderer, as CLIP is not trained on Stable Diffusion's images).
@@ -95,7 +99,11 @@ worlds = {}  # seed -> (Xtr, ytr, Xte, yte, victim, dual encoder)
 for s in CONFIG["seeds"]:
     Xtr, ytr, Xte, yte = load_victim_data(seed=s)
     victim = train_victim(Xtr, ytr, hidden=128, seed=s)
-    worlds[s] = (Xtr, ytr, Xte, yte, victim, train_dual_encoder(gen, **VLM[SCALE], seed=s))
+    if SCALE == "small":  # the committed weights of train_dual_encoder(gen, **VLM, seed=s)
+        vlm = load_dual_encoder(gen, **VLM[SCALE], seed=s)
+    else:
+        vlm = train_dual_encoder(gen, **VLM[SCALE], seed=s)
+    worlds[s] = (Xtr, ytr, Xte, yte, victim, vlm)
 victim_acc = np.array([np.mean(w[4]._labels(w[2]) == w[3]) for w in worlds.values()])
 print("victim test accuracy per seed:", victim_acc.round(3))
 METHODS = {

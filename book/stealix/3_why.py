@@ -63,6 +63,7 @@ from icml25.stealix import (
     train_surrogate,
     train_victim,
 )
+from icml25.stealix.checkpoints import load_dual_encoder
 
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
@@ -83,7 +84,10 @@ worlds = {}  # seed -> (Xtr, ytr, Xte, yte, victim, dual encoder, second MLP)
 for s in CONFIG["seeds"]:
     Xtr, ytr, Xte, yte = load_victim_data(seed=s)
     victim = train_victim(Xtr, ytr, hidden=128, seed=s)
-    vlm = train_dual_encoder(gen, **VLM[SCALE], seed=s)
+    if SCALE == "small":  # the committed weights of train_dual_encoder (see notebook 2)
+        vlm = load_dual_encoder(gen, **VLM[SCALE], seed=s)
+    else:
+        vlm = train_dual_encoder(gen, **VLM[SCALE], seed=s)
     # a second MLP on another split and seed: a feature space the victim's labels are not read
     Xtr2, ytr2, _, _ = load_victim_data(seed=1000 + s)
     worlds[s] = (Xtr, ytr, Xte, yte, victim, vlm, train_victim(Xtr2, ytr2, 128, seed=1000 + s))

@@ -36,20 +36,31 @@ class DualEncoder(nn.Module):
         self.slots = tuple(self.vocab)
         sizes = [len(v) for v in self.vocab.values()]
         self._offsets = np.cumsum([0] + sizes[:-1])
+        # (type, token) -> index per slot: a token matches only a value of its own type
+        self._lookup = [{(type(v), v): k for k, v in enumerate(t)} for t in self.vocab.values()]
         self.tokens = nn.Embedding(sum(sizes), 64)
         self.text = nn.Sequential(nn.ReLU(), nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, dim))
         self.image = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, dim))
+        self.history: list[float] = []  # mean loss per epoch, set by train_dual_encoder
 
     def token_ids(self, prompts: list[dict]) -> np.ndarray:
         """(n, n_slots) global token ids of ``prompts``."""
         if not isinstance(prompts, (list, tuple)) or not prompts:
             raise TypeError("prompts must be a non-empty list of prompt dicts")
         ids = np.empty((len(prompts), len(self.slots)), int)
+        slots = set(self.slots)
         for i, p in enumerate(prompts):
-            if not isinstance(p, dict) or set(p) != set(self.slots):
+            if not isinstance(p, dict) or p.keys() != slots:
                 raise ValueError(f"prompts[{i}] must be a dict over the slots {self.slots}")
             for j, s in enumerate(self.slots):
-                ids[i, j] = self._offsets[j] + _index(self.vocab[s], p[s], f"prompts[{i}]", s)
+                v = p[s]
+                try:
+                    k = self._lookup[j].get((type(v), v))
+                except TypeError:  # an unhashable value is no token
+                    k = None
+                if k is None:
+                    k = _index(self.vocab[s], v, f"prompts[{i}]", s)  # raises ValueError
+                ids[i, j] = self._offsets[j] + k
         return ids
 
     def _text(self, ids: np.ndarray) -> torch.Tensor:
@@ -63,7 +74,12 @@ class DualEncoder(nn.Module):
     @torch.no_grad()
     def encode_text(self, prompts: list[dict]) -> np.ndarray:
         """T(p) for each prompt: (n, dim) unit rows."""
-        return self._text(self.token_ids(prompts)).numpy().astype(float)
+        return self._encode_ids(self.token_ids(prompts))
+
+    @torch.no_grad()
+    def _encode_ids(self, ids: np.ndarray) -> np.ndarray:
+        """T(p) from the (n, n_slots) global token ids of :meth:`token_ids`: (n, dim)."""
+        return self._text(ids).numpy().astype(float)
 
     @torch.no_grad()
     def encode_image(self, X: np.ndarray) -> np.ndarray:
@@ -86,7 +102,8 @@ def train_dual_encoder(
     seed: int = 0,
 ) -> DualEncoder:
     """Train I and T with symmetric InfoNCE (τ = 0.1, batch 256, Adam 3e-3) on ``n_pairs``
-    (rendering of a random prompt, that prompt) pairs of ``generator``."""
+    (rendering of a random prompt, that prompt) pairs of ``generator``; the returned model's
+    ``history`` holds the mean batch loss of each epoch."""
     check_instance("generator", generator, GlyphGenerator)
     n_pairs = check_int("n_pairs", n_pairs, 2)
     epochs = check_int("epochs", epochs, 1)
@@ -102,6 +119,7 @@ def train_dual_encoder(
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)
     g = torch.Generator().manual_seed(seed)
     for _ in range(epochs):
+        losses = []
         for idx in torch.randperm(n_pairs, generator=g).split(256):
             if len(idx) < 2:
                 continue
@@ -112,6 +130,8 @@ def train_dual_encoder(
             opt.zero_grad()
             loss.backward()
             opt.step()
+            losses.append(float(loss.detach()))
+        model.history.append(float(np.mean(losses)))
     return model.eval()
 
 
@@ -187,15 +207,19 @@ def _descend(vlm: DualEncoder, prompt: dict, objective, sweeps: int) -> dict:
     """Coordinate descent: set each slot in turn to the token of lowest ``objective`` (T → (K,));
     a slot changes only if the objective strictly decreases, so it never increases."""
     prompt = dict(prompt)
-    best = objective(vlm.encode_text([prompt]))[0]
+    ids = vlm.token_ids([prompt])  # (1, n_slots), kept in step with ``prompt``
+    best = objective(vlm._encode_ids(ids))[0]
     for _ in range(sweeps):
         changed = False
-        for s in vlm.slots:
-            cands = [{**prompt, s: v} for v in vlm.vocab[s]]
-            vals = objective(vlm.encode_text(cands))
+        for j, s in enumerate(vlm.slots):
+            # every token of slot s in the current prompt: the ids of [{**prompt, s: v}, ...]
+            cands = np.repeat(ids, len(vlm.vocab[s]), axis=0)
+            cands[:, j] = vlm._offsets[j] + np.arange(len(vlm.vocab[s]))
+            vals = objective(vlm._encode_ids(cands))
             k = int(np.argmin(vals))
             if vals[k] < best - 1e-12:
-                prompt, best, changed = cands[k], vals[k], True
+                prompt, ids = {**prompt, s: vlm.vocab[s][k]}, cands[k : k + 1]
+                best, changed = vals[k], True
         if not changed:
             break
     return prompt

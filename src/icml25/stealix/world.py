@@ -166,6 +166,15 @@ def _font(name: str) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(os.path.join(FONT_DIR, name + ".ttf"), 44)
 
 
+@lru_cache(maxsize=2048)
+def _glyph(char: str, font: str) -> Image.Image:
+    """The 72×72 raster of ``char`` in ``font`` before any jitter (deterministic, so drawn once
+    per pair; at most 62 × 20 of them). Callers must not draw on it."""
+    img = Image.new("L", (72, 72), 0)
+    ImageDraw.Draw(img).text((36, 36), char, fill=255, font=_font(font), anchor="mm")
+    return img
+
+
 class PromptSlots:
     """What every generator shares: :attr:`vocab` (slot -> tuple of tokens), :attr:`slots`, and
     the prompt methods :meth:`check_prompt` and :meth:`random_prompt` (a base class only: the
@@ -220,8 +229,7 @@ class GlyphGenerator(PromptSlots):
         return np.stack([self._render(prompt, rng) for _ in range(m)])
 
     def _render(self, p: dict, rng: np.random.Generator) -> np.ndarray:
-        img = Image.new("L", (72, 72), 0)
-        ImageDraw.Draw(img).text((36, 36), p["char"], fill=255, font=_font(p["font"]), anchor="mm")
+        img = _glyph(p["char"], p["font"])
         angle = np.deg2rad(p["rotation"] + rng.uniform(-30, 30) * self.noise)
         shear = p["slant"] + rng.uniform(-1, 1) * self.noise
         rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
@@ -235,10 +243,10 @@ class GlyphGenerator(PromptSlots):
             ys, xs = np.nonzero(a)
             a = a[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
             h = 32 if p["scale"] == "full" else 18
-            w = int(np.clip(round(h * a.shape[1] / a.shape[0] * p["aspect"]), 2, 32))
+            w = min(max(round(h * a.shape[1] / a.shape[0] * p["aspect"]), 2), 32)
             glyph = Image.fromarray((a * 255).astype(np.uint8)).resize((w, h), Image.BILINEAR)
             shift = int(rng.integers(-1, 2) * round(20 * self.noise)) if self.noise else 0
-            x0 = int(np.clip((32 - w) // 2 + shift, 0, 32 - w))
+            x0 = min(max((32 - w) // 2 + shift, 0), 32 - w)
             y0 = (32 - h) // 2
             canvas[y0 : y0 + h, x0 : x0 + w] = np.asarray(glyph) > 127
         if p["weight"]:
