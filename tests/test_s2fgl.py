@@ -307,3 +307,30 @@ def test_fast_path_matches_reference_history(graph):
     cb = torch.randn(5, 4, 16)
     got = s2fgl.client_update(lm, gm, clients[0], local_steps=3, codebook=cb)
     np.testing.assert_allclose(got, REFERENCE["client_update"], rtol=0, atol=1e-10)
+
+
+def test_flat_adam_matches_torch_adam():
+    """The federated loop's Adam (one flat, 64-byte-aligned buffer) gives torch.optim.Adam's
+    (foreach, weight decay 5e-4, fresh state) parameters, and leaves the model's values and
+    shapes as they were when it takes them over."""
+    from icml25.s2fgl.federated import _FlatAdam
+
+    torch.manual_seed(0)
+    x, adj = torch.randn(12, 8), (torch.rand(12, 12) < 0.3).float()
+    adj = torch.triu(adj, 1) + torch.triu(adj, 1).T
+    model, ref = s2fgl.ACMGCN(8, 16, 3), s2fgl.ACMGCN(8, 16, 3)
+    ref.load_state_dict(model.state_dict())
+    params = list(model.parameters())
+    before = [p.detach().clone() for p in params]
+    opt = _FlatAdam(params, lr=0.01, weight_decay=5e-4)
+    assert all(torch.equal(p, q) for p, q in zip(params, before, strict=True))
+    opt_ref = torch.optim.Adam(ref.parameters(), lr=0.01, weight_decay=5e-4, foreach=True)
+    model.eval(), ref.eval()
+    for _ in range(6):
+        opt.step(torch.autograd.grad(model(x, adj)[0].square().mean(), params))
+        opt_ref.zero_grad()
+        ref(x, adj)[0].square().mean().backward()
+        opt_ref.step()
+    for p, q in zip(params, ref.parameters(), strict=True):
+        assert p.shape == q.shape
+        torch.testing.assert_close(p, q, rtol=1e-6, atol=1e-8)

@@ -23,6 +23,7 @@ from icml25.s2fgl.data import ClientData
 from icml25.s2fgl.model import (
     ACMGCN,
     _acm_filters,
+    _band_targets,
     _bands,
     _codebook_kl,
     _fgma,
@@ -82,6 +83,7 @@ def _tensors(
         "high": high,
         "y": torch.as_tensor(c.y, device=dev),
         "tr": torch.as_tensor(c.train_mask, device=dev),
+        "y_tr": torch.as_tensor(c.y[c.train_mask], device=dev),
         "va": torch.as_tensor(c.val_mask, device=dev),
         "te": torch.as_tensor(c.test_mask, device=dev),
         "imp": torch.as_tensor(np.sort(imp), device=dev),
@@ -103,6 +105,55 @@ def _accuracy(models: list, data: list[dict], keys: tuple[str, ...]) -> list[flo
     return [c / max(t, 1) for c, t in zip(correct, total, strict=True)]
 
 
+class _FlatAdam:
+    """``torch.optim.Adam(params, lr, weight_decay=weight_decay, foreach=True)`` with a fresh
+    state, on one flat buffer: the parameters become views of one contiguous tensor (their
+    values unchanged), so a step is a few elementwise ops on it, where torch's multi-tensor
+    Adam runs the same ops, with the same scalars and in the same order, over every parameter
+    tensor one by one, and the Optimizer class adds its per-step bookkeeping (together most of
+    a local step on these ~100-node clients). Every op is elementwise, so the update is the
+    same number for number (tests/test_s2fgl.py compares it with torch's Adam).
+    ``step(grads)`` takes the gradients of ``params``, in order.
+    """
+
+    def __init__(
+        self,
+        params: list[torch.Tensor],
+        lr: float,
+        weight_decay: float,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+    ) -> None:
+        self.lr, self.wd, self.betas, self.eps = lr, weight_decay, betas, eps
+        # each parameter starts on a 64-byte boundary, as a tensor of its own does: BLAS
+        # kernels may round differently on unaligned data; the zero padding stays zero
+        sizes = [p.numel() for p in params]
+        pads = [-n % 16 for n in sizes]
+        self.zeros = [params[0].new_zeros(k) for k in pads]
+        pieces = [
+            t for p, z in zip(params, self.zeros, strict=True) for t in (p.detach().reshape(-1), z)
+        ]
+        self.flat = torch.cat(pieces)
+        views = self.flat.split([x for n, k in zip(sizes, pads, strict=True) for x in (n, k)])
+        for p, v in zip(params, views[::2], strict=True):
+            p.data = v.view_as(p)
+        self.m = torch.zeros_like(self.flat)
+        self.v = torch.zeros_like(self.flat)
+        self.t = 0.0
+
+    @torch.no_grad()
+    def step(self, grads: tuple[torch.Tensor, ...]) -> None:
+        beta1, beta2 = self.betas
+        self.t += 1.0
+        pieces = [t for x, z in zip(grads, self.zeros, strict=True) for t in (x.reshape(-1), z)]
+        g = torch.cat(pieces).add_(self.flat, alpha=self.wd)
+        self.m.lerp_(g, 1 - beta1)
+        self.v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+        step_size = (self.lr / (1 - beta1**self.t)) * -1
+        denom = self.v.sqrt().div_((1 - beta2**self.t) ** 0.5).add_(self.eps)
+        self.flat.addcdiv_(self.m, denom, value=step_size)
+
+
 def _local_steps(
     model: ACMGCN,
     glob: ACMGCN,
@@ -117,8 +168,10 @@ def _local_steps(
     align: bool,
 ) -> tuple[float, float, float]:
     """``local_steps`` Adam steps on one client's loss; returns the last (CE, KL, FGMA)."""
-    g_params = [p.detach().clone() for p in glob.parameters()]
-    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=5e-4, foreach=True)
+    if method == "fedprox":
+        g_params = [p.detach().clone() for p in glob.parameters()]
+    params = list(model.parameters())
+    opt = _FlatAdam(params, lr=lr, weight_decay=5e-4)
     # what stays fixed over the local steps is computed once: the teacher's codebook softmax
     # and the global embeddings' k-NN Laplacian bands (h_glob is the frozen global model's)
     if codebook is not None:
@@ -129,10 +182,11 @@ def _local_steps(
         m = min(10, len(d["imp"]) // 2)  # 10 (the code's); fewer on tiny clients
         hg_imp = h_glob[d["imp"]].detach()
         bands_g = _bands(hg_imp, 3, m)
+        target_g = _band_targets(hg_imp, bands_g)
     model.train()
     for _ in range(local_steps):
         logits, h = model._forward(d["x"], d["low"], d["high"])
-        ce = F.cross_entropy(logits[d["tr"]], d["y"][d["tr"]])
+        ce = F.cross_entropy(logits[d["tr"]], d["y_tr"])
         kl = fg = torch.zeros((), device=ce.device)
         loss = ce
         if method == "fedprox":
@@ -142,11 +196,9 @@ def _local_steps(
             kl = _codebook_kl(h, log_tea, b, 1.0)
             loss = loss + weights[0] * kl
         if align:
-            fg = _fgma(h[d["imp"]], hg_imp, bands_g, 3, m)
+            fg = _fgma(h[d["imp"]], hg_imp, bands_g, 3, m, target_g=target_g)
             loss = loss + weights[1] * fg
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        opt.step(torch.autograd.grad(loss, params))
     return ce.item(), float(kl.detach()), float(fg.detach())
 
 
@@ -285,15 +337,19 @@ def run_federated(
     for r in range(rounds):
         states, protos, counts, terms = [], [], [], []
         if method != "local":
-            g_state = glob.state_dict()
+            g_params = list(glob.parameters())
             glob.eval()  # the frozen teacher of this round (it changes only at fedavg)
+        # the teacher's embeddings are needed once a term uses them (round 2 on; eval mode, so
+        # skipping the forward pass draws no dropout mask and changes nothing else)
+        teacher = (use_kl and codebook is not None) or (use_fg and r > 0)
         for model, d in zip(locals_, data, strict=True):
+            h_glob = None
             if method != "local":
-                model.load_state_dict(g_state)
-                with torch.no_grad():
-                    _, h_glob = glob._forward(d["x"], d["low"], d["high"])
-            else:
-                h_glob = None
+                with torch.no_grad():  # = load_state_dict(glob.state_dict()): all parameters
+                    torch._foreach_copy_(list(model.parameters()), g_params)
+                if teacher:
+                    with torch.no_grad():
+                        _, h_glob = glob._forward(d["x"], d["low"], d["high"])
             cb = codebook if use_kl else None
             terms.append(
                 _local_steps(
