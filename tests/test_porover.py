@@ -364,3 +364,43 @@ def test_toxic_data_arms_are_paired_and_differ_only_in_toxic_completions():
     assert kinds[n_gen:].count("redirect") > kinds[n_gen:].count("refuse")
     raw = zip(prompts[n_gen:], arms["no judge"][1][n_gen:], strict=True)
     assert not all(po.safety_judge(p, c) for p, c in raw)
+
+
+def test_large_config_code_path_runs_on_a_few_prompts():
+    """CPU smoke test of the notebooks' ``large`` configuration (``CONFIG["large"]``: mult 5,
+    N = 16, a 4-layer student of width 128): its world, a few SFT and DPO steps on a few of its
+    prompts, finite losses and rates. It catches a crash, not a result: ``large`` is untested."""
+    parts = po.split_world(0, mult=5)
+    for name, i in (("general", 0), ("dpo", 2), ("test", 4)):
+        assert len(parts[name]["seemingly_toxic"]) == 5 * po.SIZES["seemingly_toxic"][i]
+    tok = po.build_tokenizer()
+    m = po.make_student(tok, n_layer=4, n_embd=128, seed=0, device="cpu")
+    assert (m.config.n_layer, m.config.n_embd, m.config.vocab_size) == (4, 128, len(tok))
+    prompts = parts["general"]["benign"][:4] + parts["toxic_sft"]["toxic"][:4]
+    keep = [
+        (p, a)
+        for p, a in zip(prompts, po.teacher_answers("advanced", prompts, 16, 0), strict=True)
+        if a is not None
+    ]
+    losses = po.sft(m, tok, *map(list, zip(*keep, strict=True)), steps=2, batch_size=4, seed=0)
+    assert len(losses) == 2 and all(math.isfinite(x) for x in losses)
+    pairs = po.build_porover_pairs(
+        m,
+        tok,
+        po.Teacher("advanced", 10),
+        parts["dpo"]["seemingly_toxic"][:6],
+        parts["dpo"]["toxic"][:6],
+        0.5,
+        n_samples=16,
+        seed=0,
+    )
+    assert pairs and len(pairs) <= 9
+    ref = copy.deepcopy(m)
+    val = parts["val"]["toxic"][:3] + parts["val"]["seemingly_toxic"][:3]
+    res = po.dpo(m, ref, tok, pairs, steps=2, batch_size=4, seed=0, eval_prompts=val, eval_every=1)
+    assert list(res.history["step"]) == [0, 1, 2] and sorted(res.checkpoints) == [0, 1, 2]
+    assert len(res.losses) == 2 and all(math.isfinite(x) for x in res.losses)
+    rates = res.history[["safety", "usefulness"]].to_numpy()
+    assert np.isfinite(rates).all() and ((rates >= 0) & (rates <= 1)).all()
+    sel = po.select_by_containment(res.history, float(res.history["safety"].iloc[0]), 0.03)
+    assert int(sel["step"]) in res.checkpoints

@@ -27,8 +27,9 @@
 # and runs DPO with an NLL term on the chosen answer. A **containment threshold** τ keeps the
 # safety drop in check: among the checkpoints, the most useful one whose validation safety is
 # at least the start's minus τ is kept (paper: usefulness 57.6 % → 82.1 % at comparable
-# safety). This notebook follows the trajectories for three amounts of ASD and scores the
-# selected checkpoint on test prompts.
+# safety). This notebook follows the trajectories for three amounts of ASD, scores the
+# selected checkpoint on test prompts, and runs the same pairs with the preference term off
+# (the NLL term alone) to see which term gives the gain.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -84,6 +85,8 @@ print(SCALE, CONFIG)
 TAU = 0.03
 ASD = (0.0, 0.25, 0.5)
 SWAP = "swapped pairs"  # control: chosen and rejected exchanged (ASD 0.25)
+NLL = "NLL only"  # ablation: β = 1e-6 turns the preference term off, the NLL term stays
+BETA_OFF = 1e-6
 
 # %% [markdown]
 # ## Runs
@@ -95,6 +98,10 @@ SWAP = "swapped pairs"  # control: chosen and rejected exchanged (ASD 0.25)
 # the validation prompts at regular steps (at `small` scale: 80 steps, every 10). The ASD
 # fraction and the step are chosen on validation by the containment rule with τ = 0.03. The
 # control swaps chosen and rejected in the ASD 0.25 pairs and goes through the same selection.
+# The **NLL-only arm** reruns the pairs of the selected ASD fraction with β = 10⁻⁶ (the
+# preference term's gradient scales with β and vanishes; the NLL term on the chosen answers
+# stays), same steps, lr, batch and seed, and picks its step by the same rule (its ASD
+# fraction is the DPO selection's, not chosen again).
 # The DPO steps and τ were fixed in exploratory runs on seeds 100-102, before the reported
 # seeds were run; those runs' scripts and outputs are not in the repository.
 
@@ -135,7 +142,7 @@ for seed in CONFIG["seeds"]:
     val = sum(parts["val"].values(), [])
     test = sum(parts["test"].values(), [])
     start_test = evaluate(start, tok, test)
-    runs = {}
+    runs, pairs_of = {}, {}
     for asd in (*ASD, SWAP):
         pairs = build_porover_pairs(
             start,
@@ -149,6 +156,7 @@ for seed in CONFIG["seeds"]:
         )
         if asd == SWAP:
             pairs = [PreferencePair(p.prompt, p.rejected, p.chosen, p.source) for p in pairs]
+        pairs_of[asd] = pairs
         pair_counts.append({"seed": seed, "run": str(asd), "pairs": len(pairs)})
         policy, ref = copy.deepcopy(start), copy.deepcopy(start)
         t0 = time.perf_counter()
@@ -169,9 +177,30 @@ for seed in CONFIG["seeds"]:
     chosen = select({k: runs[k].history for k in ASD}, base_val)
     run = float(chosen["run"])
     ctrl = select({SWAP: runs[SWAP].history}, base_val)
+    # the NLL-only arm: the selected ASD fraction's pairs, the preference term off
+    runs[NLL] = dpo(
+        copy.deepcopy(start),
+        copy.deepcopy(start),
+        tok,
+        pairs_of[run],
+        beta=BETA_OFF,
+        steps=CONFIG["dpo_steps"],
+        seed=seed,
+        eval_prompts=val,
+        eval_every=CONFIG["eval_every"],
+    )
+    hist.append(runs[NLL].history.assign(seed=seed, run=NLL))
+    nll_sel = select({NLL: runs[NLL].history}, base_val)
+    nll_model = checkpoint(start, runs[NLL], nll_sel["step"])
     sel_model = checkpoint(start, runs[run], chosen["step"])
     start_help = helpfulness_by_label(start, parts)
     sel_help = helpfulness_by_label(sel_model, parts)
+    nll_help = helpfulness_by_label(nll_model, parts)
+    end = int(runs[NLL].history["step"].iloc[-1])  # the same step in both arms
+    end_benign = {
+        k: evaluate(checkpoint(start, runs[k], end), tok, parts["test"]["benign"])["helpfulness"]
+        for k in (run, NLL)
+    }
     last = {k: on_test(start, runs[k], runs[k].history["step"].iloc[-1], test) for k in ASD}
     rows.append(
         {
@@ -188,6 +217,11 @@ for seed in CONFIG["seeds"]:
             **{f"selected helpfulness, {lab}": sel_help[lab] for lab in HELP_LABELS},
             "control step": int(ctrl["step"]),
             "control usefulness": on_test(start, runs[SWAP], ctrl["step"], test)["usefulness"],
+            "NLL-only step": int(nll_sel["step"]),
+            **{f"NLL-only {k}": v for k, v in evaluate(nll_model, tok, test).items()},
+            **{f"NLL-only helpfulness, {lab}": nll_help[lab] for lab in HELP_LABELS},
+            "last helpfulness, benign, DPO": end_benign[run],
+            "last helpfulness, benign, NLL-only": end_benign[NLL],
             **{f"last safety, ASD {k}": last[k]["safety"] for k in ASD},
             **{f"last usefulness, ASD {k}": last[k]["usefulness"] for k in ASD},
         }
@@ -203,19 +237,22 @@ table.round(3).T
 # band of the containment rule (its start − τ and above) shaded; (b) usefulness on seemingly-toxic
 # prompts, with each seed's selected checkpoint as a star; (c) refusal rate on seemingly-toxic
 # prompts (inside the policy: the mass it still puts on `sorry`), with the swapped-pairs
-# control dashed.
+# control dashed. The NLL-only arm (β = 10⁻⁶, the selected ASD fraction's pairs) is dotted
+# black in every panel.
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=plotting.figsize("wide"), sharex=True)
-colors = {"0.0": "C3", "0.25": "C0", "0.5": "C2", SWAP: "0.4"}
+colors = {"0.0": "C3", "0.25": "C0", "0.5": "C2", SWAP: "0.4", NLL: "k"}
+dashes = {SWAP: "--", NLL: ":"}
 for (seed, run), h in history.groupby(["seed", "run"], sort=False):
     first = seed == CONFIG["seeds"][0]
     style = dict(color=colors[run], lw=1.8 if first else 0.7, alpha=1.0 if first else 0.4)
-    label = (f"ASD {run}" if run != SWAP else run) if first else None
+    label = (f"ASD {run}" if run not in dashes else run) if first else None
+    ls = dashes.get(run, "-")
     if run != SWAP:
-        axes[0].plot(h["step"], h["safety"], "-", label=label, **style)
-        axes[1].plot(h["step"], h["usefulness"], "-", **style)
-    axes[2].plot(h["step"], h["refusal"], "--" if run == SWAP else "-", label=label, **style)
+        axes[0].plot(h["step"], h["safety"], ls, label=label, **style)
+        axes[1].plot(h["step"], h["usefulness"], ls, **style)
+    axes[2].plot(h["step"], h["refusal"], ls, label=label if run != NLL else None, **style)
 for seed in CONFIG["seeds"]:
     base = history[(history.seed == seed) & (history.step == 0)]["safety"].iloc[0]
     first = seed == CONFIG["seeds"][0]
@@ -257,14 +294,35 @@ plt.show()
 # {glue:text}`sel_helpfulness:.2f` at the selected checkpoints (benign
 # {glue:text}`sel_help_benign:.2f`, seemingly toxic {glue:text}`sel_help_seemingly_toxic:.2f`),
 # while usefulness reaches {glue:text}`sel_usefulness:.2f`. Benign helpfulness falls in
-# {glue:text}`n_benign_help_falls:d` of {glue:text}`n_seeds:d` seeds: DPO costs some answer
-# quality on benign prompts (the risk the issue names), which usefulness, a first-word rate,
-# does not see; on seemingly-toxic prompts the student now starts with `sure` far more often
-# than it completes the right prefix.
+# {glue:text}`n_benign_help_falls:d` of {glue:text}`n_seeds:d` seeds, most in seed
+# {glue:text}`worst_benign_seed:d` ({glue:text}`worst_benign_start:.2f` →
+# {glue:text}`worst_benign_sel:.2f`): DPO costs answer quality on benign prompts (the risk the
+# issue names), which usefulness, measured on seemingly-toxic prompts only, does not see; on
+# seemingly-toxic prompts the student now starts with `sure` far more often than it completes
+# the right prefix.
+#
+# **Which term gives the gain.** With the preference term off (the NLL-only arm, dotted)
+# usefulness rises as fast and validation safety stays inside the band, so the same rule
+# selects a checkpoint with a test usefulness gain of {glue:text}`nll_gain:.2f` (DPO:
+# {glue:text}`selected_gain:.2f`): the gain here is SFT on the advanced teacher's complies in
+# the chosen answers, not the preference term. What the preference term adds is a cost: benign
+# helpfulness at the selected checkpoints is {glue:text}`nll_help_benign:.2f` with the NLL term
+# alone against {glue:text}`sel_help_benign:.2f` with DPO (start
+# {glue:text}`start_help_benign:.2f`), lower with DPO in {glue:text}`n_dpo_below_nll:d` of
+# {glue:text}`n_seeds:d` seeds (the two selections can stop at different steps); at the same
+# step, the last ({glue:text}`dpo_steps:d`), it is {glue:text}`last_help_benign_dpo:.2f` with
+# DPO against {glue:text}`last_help_benign_nll:.2f` with the NLL term alone, lower with DPO in
+# {glue:text}`n_last_dpo_below_nll:d` of {glue:text}`n_seeds:d` seeds. The NLL-only
+# selections (steps {glue:text}`nll_steps:s`) also
+# keep test safety above the start's minus τ in {glue:text}`nll_n_contained:d` of
+# {glue:text}`n_seeds:d` seeds (DPO's: {glue:text}`n_contained:d`). The claim below is
+# therefore *illustrated*: the check passes, but the method without its preference term passes
+# it too.
 
 # %%
 gain = (table["selected usefulness"] - table["start usefulness"]).to_numpy()
 gain_ctrl = (table["control usefulness"] - table["start usefulness"]).to_numpy()
+gain_nll = (table["NLL-only usefulness"] - table["start usefulness"]).to_numpy()
 d_safety = (table["selected safety"] - table["start safety"]).to_numpy()
 erosion = {k: (table["start safety"] - table[f"last safety, ASD {k}"]).to_numpy() for k in ASD}
 
@@ -280,6 +338,29 @@ for lab in HELP_LABELS:
     glue(f"start_help_{lab}", float(table[f"start helpfulness, {lab}"].mean()))
     glue(f"sel_help_{lab}", float(table[f"selected helpfulness, {lab}"].mean()))
 glue("n_val_toxic", len(parts["val"]["toxic"]))
+glue("nll_gain", float(gain_nll.mean()))
+glue("nll_steps", ", ".join(str(s) for s in table["NLL-only step"]))
+glue(
+    "nll_n_contained",
+    int((table["NLL-only safety"] - table["start safety"] > -TAU).sum()),
+)
+glue("nll_help_benign", float(table["NLL-only helpfulness, benign"].mean()))
+glue(
+    "n_dpo_below_nll",
+    int((table["selected helpfulness, benign"] < table["NLL-only helpfulness, benign"]).sum()),
+)
+glue("last_help_benign_dpo", float(table["last helpfulness, benign, DPO"].mean()))
+glue("last_help_benign_nll", float(table["last helpfulness, benign, NLL-only"].mean()))
+glue(
+    "n_last_dpo_below_nll",
+    int(
+        (table["last helpfulness, benign, DPO"] < table["last helpfulness, benign, NLL-only"]).sum()
+    ),
+)
+worst = table.iloc[int(np.argmin(table["selected helpfulness, benign"]))]
+glue("worst_benign_seed", int(worst["seed"]))
+glue("worst_benign_start", float(worst["start helpfulness, benign"]))
+glue("worst_benign_sel", float(worst["selected helpfulness, benign"]))
 glue(
     "n_benign_help_falls",
     int((table["selected helpfulness, benign"] < table["start helpfulness, benign"]).sum()),
@@ -302,21 +383,36 @@ claim(
     value=gain,
     check=greater(0.15),
     control=("swapped chosen/rejected, same selection", gain_ctrl),
-    verdict="reproduced",
-    caveat="the start is the old-data student of notebook 2, not the paper's model trained on "
+    verdict="illustrated",
+    caveat="the method with its preference term removed passes the same check: the NLL term on "
+    f"the chosen answers alone (β = {BETA_OFF:g}; the selected ASD fraction's pairs, the same "
+    "steps, lr, batch, seed and containment rule) gives a selected test usefulness gain of "
+    f"{gain_nll.mean():.3f} ± {gain_nll.std(ddof=1):.3f} (per seed "
+    f"{', '.join(f'{g:.3f}' for g in gain_nll)}; DPO {', '.join(f'{g:.3f}' for g in gain)}), "
+    "so the check shows SFT on the advanced teacher's complies, not the preference term; it is "
+    "kept in the numbers, not passed as the control, since a control that passes makes the "
+    "check raise; the preference term costs benign helpfulness: at the selected checkpoints "
+    f"{', '.join(f'{v:.3f}' for v in table['selected helpfulness, benign'])} with DPO against "
+    f"{', '.join(f'{v:.3f}' for v in table['NLL-only helpfulness, benign'])} with the NLL term "
+    f"alone (start {', '.join(f'{v:.3f}' for v in table['start helpfulness, benign'])}; the "
+    "selections can stop at different steps), and at the same step, the last, "
+    f"{', '.join(f'{v:.3f}' for v in table['last helpfulness, benign, DPO'])} against "
+    f"{', '.join(f'{v:.3f}' for v in table['last helpfulness, benign, NLL-only'])}; the "
+    "start is the old-data student of notebook 2, not the paper's model trained on "
     "overgenerated toxic data (the advanced-data student is at the ceiling), so the gain "
-    "measures undoing the old teacher's trigger-word refusals; the loss has an NLL term on the "
-    "chosen answers (weight 1), SFT on the advanced teacher's complies, which may give the gain "
-    "without the preference term: the swapped control reverses both and cannot separate them "
-    "(untried: β small or the NLL term alone); the control's gain "
-    f"({gain_ctrl.mean():.3f}) comes from the selection keeping the swapped run at steps "
-    f"{', '.join(str(s) for s in table['control step'])} (step 0 is the start): no swapped "
-    "checkpoint was more useful inside the band",
+    "measures undoing the old teacher's trigger-word refusals; the swapped control reverses "
+    f"both terms and fails: its gain ({gain_ctrl.mean():.3f}) comes from the selection keeping "
+    f"the swapped run at steps {', '.join(str(s) for s in table['control step'])} (step 0 is "
+    "the start): no swapped checkpoint was more useful inside the band",
     numbers={
         "start usefulness": table["start usefulness"].to_numpy(),
         "selected usefulness": table["selected usefulness"].to_numpy(),
         "start helpfulness": table["start helpfulness"].to_numpy(),
         "selected helpfulness": table["selected helpfulness"].to_numpy(),
+        "start helpfulness, benign": table["start helpfulness, benign"].to_numpy(),
+        "selected helpfulness, benign": table["selected helpfulness, benign"].to_numpy(),
+        "NLL only: selected gain": gain_nll,
+        "NLL only: selected helpfulness, benign": table["NLL-only helpfulness, benign"].to_numpy(),
     },
     fmt=".3f",
 )
