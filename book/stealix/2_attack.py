@@ -178,21 +178,22 @@ axes[1].set(ylabel="surrogate accuracy (test split)", title="Surrogate accuracy"
 axes[1].legend(fontsize=7, loc="lower right")
 plotting.panel_labels(axes)
 fig.suptitle(
-    "F1: at equal budget Stealix beats random and class-name prompts on average; "
-    "augmented seeds do better at every budget"
+    "F1: at equal budget Stealix beats random prompts and class names with random context on "
+    "average; class names with a plain context and augmented seeds do better at every budget"
 )
 plt.show()
 
 # %% [markdown]
 # **What to see.** Lines are the mean over the seeds (each with its own victim), bands ± one sd.
 # The oracle (real digits, dashed) is on top at every budget. On average Stealix is above
-# random prompts, class names and rendered letters at every budget, but not on every seed (its
-# band is wide: on one victim it stays near random prompts), none of those is a baseline
-# of the paper, and the ranking is partly built into this world (its context slots; see the
-# opener). Against the strongest baselines it loses: the augmented seeds are ahead at every
-# budget, and its own starting point, the seeds inverted to prompts without any victim feedback,
-# ties it at the smallest budget and is ahead at the larger ones: in this world the one real
-# image per class carries most of what the attack needs.
+# random prompts, class names with random context and rendered letters at every budget, but not
+# on every seed (its band is wide: on one victim it stays near random prompts), none of those is
+# a baseline of the paper, and the ranking is partly built into this world (its context slots;
+# see the opener). Against the strongest baselines it loses: class names with a plain context
+# and the augmented seeds are ahead of it at every budget, and its own starting point, the seeds
+# inverted to prompts without any victim feedback, ties it at the smallest budget and is ahead at
+# the larger ones: in this world the one real image per class, or the class name drawn plainly,
+# carries most of what the attack needs.
 
 # %% [markdown]
 # ## Inside the loop: prompt consistency per generation (F2)
@@ -246,7 +247,11 @@ plt.show()
 # **What to see.** Generation 0 is the inverted seeds; the victim's feedback then raises both the
 # mean and the best PC of the population (bands: range over the seeds), far above random
 # prompts (dotted). Without PC selection (green: parents and elite drawn uniformly) the mean PC
-# does not rise the same way: the rise is the fitness's doing. Higher PC means more of the
+# rises less on every seed, by {glue:text}`rise_lead_min:.2f` to {glue:text}`rise_lead_max:.2f`,
+# but it still rises on {glue:text}`n_nopc_up` of the {glue:text}`n_seeds` seeds (per seed
+# {glue:text}`nopc_rise_text`): the
+# refinement, which also reads the victim's labels, lifts PC on its own, and PC selection adds
+# to that. Higher PC means more of the
 # queried images carry the class's label, i.e. *precision*; whether it also buys agreement is
 # the question of F1 and notebook 3.
 
@@ -306,9 +311,11 @@ glue("f4_digit", f4_digit)
 # (1) Evolved prompts' consistency: the last generation's mean PC exceeds random prompts' by more
 # than 0.2 on every seed (the control, generation 0, the seeds inverted without feedback, fails).
 # (2) It rises: last minus first generation > 0.05 on every seed (the control, the same loop with
-# parents and elite drawn uniformly, no PC selection, fails). (3) The paper's headline, Stealix
-# beats the baselines at equal budget, is **not reproduced**: at the smallest budget Stealix does
-# not beat the best baseline (inversion only or seed augmentation, per seed) by 0.02.
+# parents and elite drawn uniformly, no PC selection, fails on its mean but only just, and rises
+# by more than 0.05 on {glue:text}`n_nopc_above` of the seeds; hence **partly**, with the paired
+# difference, Stealix's rise minus the control's, kept as a number). (3) The paper's headline,
+# Stealix beats the baselines at equal budget, is **not reproduced**: at the smallest budget
+# Stealix does not beat the best baseline (inversion only or seed augmentation, per seed) by 0.02.
 # (4) Against random prompts, not a baseline of the paper, Stealix was to win by more than 0.1,
 # a margin fixed before the run (a second draw of random prompts is kept as a number): with a new
 # victim per seed this is **not reproduced**, it fails on one seed of three. (5) The oracle (real
@@ -322,6 +329,15 @@ n_seeds = len(CONFIG["seeds"])
 b0 = min(CONFIG["budgets"])
 ag = {k: res[(b0, k)]["agreement"] for k in METHODS}
 SEEDS = "each seed draws its own split and trains its own victim and dual encoder"
+nopc_rise = nopc_mean[:, -1] - nopc_mean[:, 0]
+rise_lead = (pc_mean[:, -1] - pc_mean[:, 0]) - nopc_rise
+nopc_rise_text = ", ".join(f"{v:+.3f}" for v in nopc_rise)
+glue("nopc_rise_text", nopc_rise_text)
+glue("n_nopc_up", int(np.sum(nopc_rise > 0)))
+glue("n_nopc_above", int(np.sum(nopc_rise > 0.05)))
+assert np.all(rise_lead > 0), rise_lead  # the prose says the control rises less on every seed
+glue("rise_lead_min", float(rise_lead.min()))
+glue("rise_lead_max", float(rise_lead.max()))
 claim(
     "stealix/2_attack/pc_above_random",
     "Evolved prompts are far more consistent than random prompts: last-generation mean PC "
@@ -341,10 +357,18 @@ claim(
     paper="PC increases as prompts evolve (the GA's fitness)",
     value=pc_mean[:, -1] - pc_mean[:, 0],
     check=greater(0.05),
-    control=("no PC selection (uniform parents and elite)", nopc_mean[:, -1] - nopc_mean[:, 0]),
-    verdict="reproduced",
-    caveat=f"{SEEDS}, then its seed images, streams and surrogate",
-    numbers={"best PC, last generation": pc_max[:, -1]},
+    control=("no PC selection (uniform parents and elite)", nopc_rise),
+    verdict="partly",
+    caveat=f"the control fails on its mean ({nopc_rise.mean():.3f} < 0.05) but only just: "
+    f"without PC selection PC rises by {nopc_rise_text} per seed, more than 0.05 on "
+    f"{int(np.sum(nopc_rise > 0.05))} of {n_seeds} (the refinement also reads the victim's "
+    f"labels); Stealix's rise exceeds the no-PC rise on every seed (by "
+    f"{rise_lead.min():.3f} to {rise_lead.max():.3f}), a paired comparison chosen after this "
+    f"run, not fixed in advance; {SEEDS}, then its seed images, streams and surrogate",
+    numbers={
+        "best PC, last generation": pc_max[:, -1],
+        "Stealix's rise minus the no-PC rise, per seed": rise_lead,
+    },
     fmt=".3f",
 )
 best_base = np.maximum(ag["inversion only"], ag["seed augmentation"])
