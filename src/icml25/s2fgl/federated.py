@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import time
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,6 +37,23 @@ from icml25.s2fgl.spectral import _check_clients, node_importance
 __all__ = ["METHODS", "History", "client_update", "run_federated"]
 
 METHODS = ("local", "fedavg", "fedprox", "s2fgl", "s2fgl-nlir", "s2fgl-fgma")
+
+# each model's submodules, listed once (weak keys: nothing here keeps a model alive)
+_SUBMODULES: weakref.WeakKeyDictionary[torch.nn.Module, tuple[torch.nn.Module, ...]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _set_mode(model: torch.nn.Module, training: bool) -> None:
+    """``model.train(training)``: the same ``training`` flag on the model and every submodule,
+    set directly (``Module.train`` walks the module tree and goes through ``__setattr__`` at
+    every node, a few per cent of a round on these ~100-node clients)."""
+    subs = _SUBMODULES.get(model)
+    if subs is None:
+        subs = _SUBMODULES[model] = tuple(model.modules())[1:]
+    model.__dict__["training"] = training
+    for m in subs:
+        m.__dict__["training"] = training
 
 
 @dataclass
@@ -91,18 +109,25 @@ def _tensors(
     }
 
 
-def _accuracy(models: list, data: list[dict], keys: tuple[str, ...]) -> list[float]:
-    """Pooled accuracy on each mask in ``keys``, one eval forward per client."""
+def _accuracy(
+    models: list, data: list[dict], keys: tuple[str, ...]
+) -> tuple[list[float], list[torch.Tensor]]:
+    """Pooled accuracy on each mask in ``keys``, one eval forward per client, and each
+    client's embeddings h (n_k, hidden) from that forward (the next round's teacher
+    embeddings, when ``models`` is the global model)."""
     correct, total = [0] * len(keys), [0] * len(keys)
+    hs = []
     with torch.no_grad():
         for model, d in zip(models, data, strict=True):
-            model.eval()
-            pred = model._forward(d["x"], d["low"], d["high"])[0].argmax(1)
+            _set_mode(model, False)
+            logits, h = model._forward(d["x"], d["low"], d["high"])
+            pred = logits.argmax(1)
+            hs.append(h)
             for i, key in enumerate(keys):
                 mask = d[key]
                 correct[i] += int((pred[mask] == d["y"][mask]).sum())
                 total[i] += int(mask.sum())
-    return [c / max(t, 1) for c, t in zip(correct, total, strict=True)]
+    return [c / max(t, 1) for c, t in zip(correct, total, strict=True)], hs
 
 
 class _FlatAdam:
@@ -183,7 +208,7 @@ def _local_steps(
         hg_imp = h_glob[d["imp"]].detach()
         bands_g = _bands(hg_imp, 3, m)
         target_g = _band_targets(hg_imp, bands_g)
-    model.train()
+    _set_mode(model, True)
     for _ in range(local_steps):
         logits, h = model._forward(d["x"], d["low"], d["high"])
         ce = F.cross_entropy(logits[d["tr"]], d["y_tr"])
@@ -334,22 +359,23 @@ def run_federated(
     vol = np.array([int(c.train_mask.sum()) for c in clients], dtype=float)
     codebook = None
     hist = {k: [] for k in ("acc", "val", "ce", "kl", "fgma")}
+    h_eval: list[torch.Tensor] = []  # the last evaluation's embeddings, per client
     for r in range(rounds):
         states, protos, counts, terms = [], [], [], []
         if method != "local":
             g_params = list(glob.parameters())
-            glob.eval()  # the frozen teacher of this round (it changes only at fedavg)
-        # the teacher's embeddings are needed once a term uses them (round 2 on; eval mode, so
-        # skipping the forward pass draws no dropout mask and changes nothing else)
+            _set_mode(glob, False)  # the frozen teacher of this round (it changes only at fedavg)
+        # the teacher's embeddings are needed once a term uses them (round 2 on); they are the
+        # global model's eval-mode forward (no dropout), which the last round's evaluation
+        # has just run on the same model and inputs: reused, the same numbers
         teacher = (use_kl and codebook is not None) or (use_fg and r > 0)
-        for model, d in zip(locals_, data, strict=True):
+        for i, (model, d) in enumerate(zip(locals_, data, strict=True)):
             h_glob = None
             if method != "local":
                 with torch.no_grad():  # = load_state_dict(glob.state_dict()): all parameters
                     torch._foreach_copy_(list(model.parameters()), g_params)
                 if teacher:
-                    with torch.no_grad():
-                        _, h_glob = glob._forward(d["x"], d["low"], d["high"])
+                    h_glob = h_eval[i]
             cb = codebook if use_kl else None
             terms.append(
                 _local_steps(
@@ -368,7 +394,7 @@ def run_federated(
             )
             states.append(model.state_dict())
             if use_kl:
-                model.eval()
+                _set_mode(model, False)
                 with torch.no_grad():
                     _, h = model._forward(d["x"], d["low"], d["high"])
                 lab = d["lab"]
@@ -387,7 +413,7 @@ def run_federated(
                 torch.stack(counts).cpu().numpy(),
                 seed=seed * 1000 + r,
             ).to(dev)
-        acc_te, acc_va = _accuracy(evaluated, data, ("te", "va"))
+        (acc_te, acc_va), h_eval = _accuracy(evaluated, data, ("te", "va"))
         hist["acc"].append(acc_te)
         hist["val"].append(acc_va)
         t = np.array(terms).mean(0)
