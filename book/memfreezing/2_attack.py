@@ -330,12 +330,14 @@ print("the same from zero alone (restarts = 1):", np.round(ratio_one, 3))
 # check scores the very residual the crafting minimises; the residual with zero fake-partner
 # memories, the threat model's fresh node, is reported next to it); (2) s\* is stable:
 # $D(s^\*)$ < 0.6 × the median drift of memories (control: the memory of least drift, its $D$
-# re-estimated on the draw of s\*; **partly**: the search's restarts were added after a
-# reported seed's result had been seen, and from zero alone the check does not hold on every
-# seed); (3) the immediate effect: MemFreezing's window-1 victim AUC drop exceeds random
-# injection's by 0.02 (control: a second random injection against the first). The paper's
-# claims, with the verdict **not reproduced** fixed in the code (the outcome of the runs that
-# designed the chapter; the check must fail on some seed, and if it held on every seed, at
+# re-estimated on the draw of s\*, reported; **not reproduced**: it held on 3 of 3 seeds on the
+# CPU of the notebook's earlier executions and holds on {glue:text}`n_star_hold` on the CPU of
+# this one, a margin inside the drift of float rounding between CPUs; besides, the search's
+# restarts were added after a reported seed's result had been seen, and from zero alone the
+# check does not hold on every seed); (3) the immediate effect: MemFreezing's window-1 victim AUC
+# drop exceeds random injection's by 0.02 (control: a second random injection against the first).
+# The paper's claims, with the verdict **not reproduced** fixed in the code (the outcome of the runs
+# that designed the chapter; the check must fail on some seed, and if it held on every seed, at
 # another scale, the notebook would stop there and the verdict would need its control): (4)
 # persistence: MemFreezing's mean victim drop over windows 5-8 above 0.02; (5)
 # spread: the neighbours' mean AUC drop over windows 2-8 above 0.02; (6) against the
@@ -377,6 +379,8 @@ claim(
     },
     fmt=".3f",
 )
+n_star_hold = int(np.sum(ratio < 0.6))
+glue("n_star_hold", f"{n_star_hold} of {len(ratio)}")
 claim(
     "memfreezing/2_attack/star_is_stable",
     "The frozen state drifts less than the median memory: D(s*) below 0.6 times the memories' "
@@ -384,10 +388,15 @@ claim(
     paper="a frozen memory barely reacts to later events (method)",
     value=ratio,
     check=less(0.6),
-    control=("the least-drift memory, D on s*'s draw over the median", best_ratio),
-    verdict="partly",
+    verdict="not reproduced",
     caveat=(
-        "the search's restarts (from the 3 bank rows of least drift) were added after a "
+        f"on the CPU of this execution the check holds on {n_star_hold} of {len(ratio)} seeds "
+        f"({np.round(ratio, 3).tolist()}); on the CPU of the notebook's earlier executions it "
+        "held on 3 of 3 (0.557, 0.591, 0.497): float32 rounding differs between CPUs, and over "
+        "the training and the search it moves the seed closest to 0.6 across it, so the margin "
+        "is not robust; the least-drift memory, the former control, gives "
+        f"{np.round(best_ratio, 2).tolist()}; the search's restarts (from the 3 bank rows of "
+        "least drift) were added after a "
         "reported seed's result had been seen; from zero alone D(s*)/median D is "
         f"{np.round(ratio_one, 2).tolist()} per seed, failing the check on "
         f"{int(np.sum(ratio_one >= 0.6))} of {len(ratio_one)}; the least-drift memory "
@@ -398,6 +407,7 @@ claim(
         "share of memories below D(s*)": rank,
         "least-drift memory's D / median D": best_ratio,
         "D(s*)/median D from zero alone": ratio_one,
+        "least-drift memory, D on s*'s draw over the median": best_ratio,
     },
     fmt=".3f",
 )

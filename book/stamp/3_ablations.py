@@ -213,7 +213,8 @@ plt.show()
 # their effect sizes grow with training; the watermarked and plain intervals overlap, the
 # paired difference of the two effects (title: item by item, same templates) is small against
 # its interval, and the clean model's effect (red squares) stays near 0. Right: after the last
-# epoch the watermarked suspect's p-value is smaller on every seed ({glue:text}`gain_end:.1f`
+# epoch the watermarked suspect's p-value is smaller on {glue:text}`n_gain_pos` seeds
+# ({glue:text}`gain_end:.1f`
 # orders of magnitude on average), after one epoch the gap is {glue:text}`gain_first:+.1f` and
 # its sign varies between seeds. In this grammar two plain rephrasings already differ in most
 # of their words (each word is one of four synonyms), so a suspect that memorised the public
@@ -365,19 +366,22 @@ plt.show()
 # ## Claim check
 #
 # Over the three seeds: (1) the watermark lowers STAMP's p-value by more than one order of
-# magnitude at the final epoch, with the same comparison on the clean model (watermarked
-# against plain versions, neither seen) as the control; its effect size is reported with its
-# interval, which is what decides the verdict; (2) two copies give a smaller p-value than one
-# copy by more than 3 orders; the clean model cannot serve as its control (its p-value is near 1
-# whatever the copies do), so the seed-to-seed spread of the one-copy runs is reported instead
-# and the verdict is "illustrated"; (3) the membership scores flag items of the clean model at
-# the threshold that detects contamination; random scores would do the same, so the
-# two-copies suspect is reported as a check of the scores, and the verdict is "illustrated".
+# magnitude at the final epoch on every seed (the same comparison on the clean model,
+# watermarked against plain versions, neither seen, is reported next to it); its effect size is
+# reported with its interval. It held on 3 of 3 seeds on the CPU of the notebook's earlier
+# executions and on {glue:text}`n_gain_hold_text` on the CPU of this one: a margin inside
+# the drift of float rounding between CPUs, so the verdict is **not reproduced**; (2) two copies
+# give a smaller p-value than one copy by more than 3 orders; the clean model cannot serve as its
+# control (its p-value is near 1 whatever the copies do), so the seed-to-seed spread of the one-copy
+# runs is reported instead and the verdict is "illustrated"; (3) the membership scores flag items of
+# the clean model at the threshold that detects contamination; random scores would do the same, so
+# the two-copies suspect is reported as a check of the scores, and the verdict is "illustrated".
 
 # %%
 assert all(pval[("clean", s, E, DELTA)] > 1e-3 for s in SEEDS), clean
 runtime_s = time.perf_counter() - t_start
 d_gap = gap_end
+n_gain_hold = int(np.sum(gain[:, -1] > 1.0))
 claim(
     "stamp/3_ablations/watermark_helps",
     f"At matched contamination ({E} epochs, one copy), watermarked rephrasings (delta = 2) give "
@@ -385,15 +389,20 @@ claim(
     paper="watermarked rephrasings beat plain ones (ablation)",
     value=gain[:, -1],
     check=greater(1.0),
-    control=("clean model, watermarked vs plain versions", clean_plain - clean),
-    verdict="partly",
-    caveat=f"the effect sizes do not separate: d_wm - d_plain = {d_gap[:, 0].mean():+.1f} "
+    verdict="not reproduced",
+    caveat=f"on the CPU of this execution the gain exceeds one order on {n_gain_hold} of "
+    f"{len(SEEDS)} seeds ({', '.join(f'{v:.1f}' for v in gain[:, -1])}); on the CPU of the "
+    "notebook's earlier executions it did on 3 of 3 (2.3, 3.0, 3.7): float32 rounding differs "
+    "between CPUs and, over 4 epochs of training, moves a seed's gain across the threshold, so "
+    "the margin is not robust; the effect sizes do not separate: d_wm - d_plain = "
+    f"{d_gap[:, 0].mean():+.1f} "
     f"perplexity (per-seed 95 % CIs from {d_gap[:, 1].min():.1f} to {d_gap[:, 2].max():.1f}; "
     f"{n_cover} of {len(SEEDS)} cover 0); after "
     f"{ckpts[0]} epoch the gain is {gain[:, 0].mean():+.1f} orders and its sign varies",
     numbers={
         f"gain after {ckpts[0]} epoch": float(gain[:, 0].mean()),
         "d_wm - d_plain (perplexity)": float(d_gap[:, 0].mean()),
+        "clean model, watermarked vs plain versions": clean_plain - clean,
     },
     fmt=".1f",
 )
@@ -430,6 +439,8 @@ claim(
     fmt=".2f",
 )
 glue("gain_end", float(gain[:, -1].mean()))
+glue("n_gain_pos", f"{int(np.sum(gain[:, -1] > 0))} of {len(SEEDS)}")
+glue("n_gain_hold_text", f"{n_gain_hold} of {len(SEEDS)}")
 glue("gain_first", float(gain[:, 0].mean()))
 glue("d_gap", float(d_gap[:, 0].mean()))
 glue("logp_one", float(one.mean()))
