@@ -163,6 +163,52 @@ def test_attack_budget_and_log(ablation):
     assert all(0 <= v <= 1 for row in log["pc_max"] for v in row)
 
 
+@pytest.mark.parametrize("ablation", ["no_refine", "no_pc", "no_ga"])
+def test_each_ablation_removes_its_ingredient(ablation, monkeypatch):
+    """no_refine never calls refine_prompt; no_pc selects with all-zero fitness (uniform
+    parents); no_ga never selects; the full attack uses all three, PC as the fitness."""
+    from icml25.stealix import attack
+
+    calls = {"refine": 0, "select": [], "pc": []}
+    real_refine, real_select, real_pc = (
+        attack.refine_prompt,
+        attack.ga_select,
+        attack.prompt_consistency,
+    )
+
+    def refine(*a, **k):
+        calls["refine"] += 1
+        return real_refine(*a, **k)
+
+    def select(fitness, k, rng):
+        calls["select"].append(np.array(fitness, dtype=float))
+        return real_select(fitness, k, rng)
+
+    def pc(*a, **k):
+        out = real_pc(*a, **k)
+        calls["pc"].append(out[0])
+        return out
+
+    monkeypatch.setattr(attack, "refine_prompt", refine)
+    monkeypatch.setattr(attack, "ga_select", select)
+    monkeypatch.setattr(attack, "prompt_consistency", pc)
+    *_, victim, gen = _world()
+    for ab in (None, ablation):
+        calls.update(refine=0, select=[], pc=[])
+        victim.reset()
+        sx.stealix_attack(victim, gen, _vlm(), _seeds(), 24, pop_size=3, m=4, ablation=ab)
+        if ab is None:
+            assert calls["refine"] > 0 and calls["select"]
+            assert any(f.any() for f in calls["select"])  # PC is the fitness: not all zero
+        elif ab == "no_refine":
+            assert calls["refine"] == 0 and calls["select"]
+        elif ab == "no_pc":
+            assert calls["refine"] > 0 and calls["select"] and calls["pc"]
+            assert all(not f.any() for f in calls["select"])  # uniform: PC not used
+        else:
+            assert calls["refine"] > 0 and not calls["select"]
+
+
 def test_equal_budget_across_methods():
     Xtr, _, _, _, victim, gen = _world()
     victim.reset()
