@@ -111,6 +111,25 @@ def test_losses_zero_at_local_equals_global():
     assert float(s2fgl.codebook_kl_loss(h, h2, cb)) > 0
 
 
+def test_codebook_kl_is_the_plain_kl_of_the_issue():
+    """KL(softmax(cos(h_g, B)/T) || softmax(cos(h_l, B)/T)), batch mean, at T = 1 and T = 2
+    (no T^2 factor), written out with numpy."""
+    torch.manual_seed(0)
+    hl, hg, cb = torch.randn(12, 6), torch.randn(12, 6), torch.randn(3, 2, 6)
+    b = cb.reshape(-1, 6).double().numpy()
+
+    def cos(h):
+        h = h.double().numpy()
+        return (h @ b.T) / np.linalg.norm(h, axis=1)[:, None] / np.linalg.norm(b, axis=1)[None]
+
+    for T in (1.0, 2.0):
+        p, q = (np.exp(cos(h) / T) for h in (hg, hl))
+        p, q = p / p.sum(1, keepdims=True), q / q.sum(1, keepdims=True)
+        want = float(np.mean(np.sum(p * np.log(p / q), axis=1)))
+        got = float(s2fgl.codebook_kl_loss(hl, hg, cb, T=T))
+        assert got == pytest.approx(want, rel=1e-5)
+
+
 def test_global_side_is_detached():
     hl = torch.randn(30, 8, requires_grad=True)
     hg = torch.randn(30, 8, requires_grad=True)

@@ -126,12 +126,12 @@ glue("inertia_code_g", float(CODE_PPR[:, 1].mean()), display=False)
 
 fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
 ax = axes[0]
-for key, name, col in [
-    ("share", "CSBM, $p_{inter}$ = 0.25", "S2FGL"),
-    ("share_ctrl", "control, $p_{inter}$ = 0", "control"),
+for key, name, col, mk in [
+    ("share", "CSBM, $p_{inter}$ = 0.25", plotting.method_color("S2FGL"), "o"),
+    ("share_ctrl", "control, $p_{inter}$ = 0", "0.3", "s"),  # dark grey: it lies on y = 0
 ]:
     m, s = 100 * R[key].mean(0), 100 * R[key].std(0)
-    ax.errorbar(KS, m, yerr=s, marker="o", capsize=3, label=name, color=plotting.method_color(col))
+    ax.errorbar(KS, m, yerr=s, marker=mk, capsize=3, label=name, color=col)
 ax.set(xlabel="number of clients K", ylabel="edges dropped by the split (%)", xscale="log")
 ax.set_xticks(KS, [str(k) for k in KS])
 ax.minorticks_off()

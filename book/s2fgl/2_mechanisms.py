@@ -209,6 +209,8 @@ fig.suptitle("The codebook sits on the class clusters; FGMA outweighs the cross-
 plt.show()
 ratio = hist0.fgma[1:] / hist0.ce[1:]
 print("FGMA / CE per round (from round 2):", np.round(ratio, 2))
+kl_ce_ratio = 5.0 * hist0.kl[1:] / hist0.ce[1:]
+print("5 KL / CE per round (from round 2):", np.round(kl_ce_ratio, 2))
 
 # %% [markdown]
 # (a) The 20 codebook entries (stars, coloured by class) sit on the class clusters of the
@@ -220,7 +222,9 @@ print("FGMA / CE per round (from round 2):", np.round(ratio, 2))
 # {glue:text}`fgma_ce_ratio_min:.1f` times over the rounds
 # ({glue:text}`fgma_ce_ratio_last:.1f` in the last): it is an
 # MSE between $n \times d$ projections whose scale follows the embeddings, not the task. The
-# codebook KL is small (the global and local embeddings start each round equal).
+# weighted codebook KL is far below FGMA but not negligible: in the last round it is
+# {glue:text}`kl_ce_ratio_last:.1f` times the cross-entropy (it is 0 at each round's first
+# step, where the local and the global embeddings are equal, and grows over the five steps).
 #
 # ## Do the terms hold the local model near the global one?
 #
@@ -263,7 +267,7 @@ def drift(seed, hist=None):
     # of the same shape and mean entry norm (its own generator: the runs above are unchanged)
     gen = torch.Generator().manual_seed(seed)
     cbk_rand = torch.randn(cbk.shape, generator=gen) * cbk.norm(dim=-1, keepdim=True).mean()
-    dis_rand = []
+    dis_rand, dis_match, w_match = [], [], []
     out = {m: [] for m in METHODS_D}
     proj = {}
     theta = torch.cat([p.detach().flatten() for p in glob.parameters()])
@@ -281,6 +285,8 @@ def drift(seed, hist=None):
             loc.eval()
             with torch.no_grad():
                 ll, hl = loc(x, a)
+            if m == "fedavg":
+                hl_ce = hl  # the CE-only local embeddings: where the two codebooks are compared
             (low, high), pl, pg = band_mse(hl[imp], hg[imp])
             if ci == 0:
                 proj[m] = (pl, pg)
@@ -304,11 +310,41 @@ def drift(seed, hist=None):
         with torch.no_grad():
             ll, _ = loc(x, a)
         dis_rand.append(float((ll.argmax(1) != lg.argmax(1))[unl].float().mean()))
-    return {m: np.array(v).mean(0) for m, v in out.items()}, proj, float(np.mean(dis_rand))
+        # the strength-matched control: the random codebook's KL weight scaled so that its
+        # gradient with respect to the local embeddings, at the CE-only model's embeddings, has
+        # the norm of the real codebook's (a random codebook's cosine softmax is near uniform,
+        # so at the same weight it pulls less)
+        w = 5.0 * kl_grad_norm(hl_ce, hg, cbk) / kl_grad_norm(hl_ce, hg, cbk_rand)
+        torch.manual_seed(seed)
+        loc = copy.deepcopy(glob)
+        client_update(loc, glob, cl, "s2fgl", local_steps=5, weights=(w, 1.0), codebook=cbk_rand)
+        loc.eval()
+        with torch.no_grad():
+            ll, _ = loc(x, a)
+        dis_match.append(float((ll.argmax(1) != lg.argmax(1))[unl].float().mean()))
+        w_match.append(w)
+    return (
+        {m: np.array(v).mean(0) for m, v in out.items()},
+        proj,
+        float(np.mean(dis_rand)),
+        float(np.mean(dis_match)),
+        float(np.mean(w_match)),
+    )
 
 
-D, PROJ, DIS_RAND = zip(*[drift(s, hist0 if s == SEEDS[0] else None) for s in SEEDS], strict=True)
+def kl_grad_norm(h, hg, cb):
+    """||d KL_codebook(h, h_g) / d h||, the pull of the codebook term on the embeddings h."""
+    h = h.detach().clone().requires_grad_(True)
+    (grad,) = torch.autograd.grad(codebook_kl_loss(h, hg, cb), h)
+    return float(grad.norm())
+
+
+D, PROJ, DIS_RAND, DIS_MATCH, W_MATCH = zip(
+    *[drift(s, hist0 if s == SEEDS[0] else None) for s in SEEDS], strict=True
+)
 DIS_RAND = np.array(DIS_RAND)  # (seeds,): disagreement under S2FGL with a random codebook
+DIS_MATCH = np.array(DIS_MATCH)  # the same at the strength-matched KL weight
+W_MATCH = np.array(W_MATCH)  # (seeds,): that weight, mean over clients (the real one is 5)
 MEAS = {
     name: {m: np.array([d[m][i] for d in D]) for m in METHODS_D}
     for i, name in enumerate(("fgma", "kl", "low", "high", "disagree", "param"))
@@ -364,8 +400,9 @@ for m in METHODS_D:
 # tells the other side: FGMA alone keeps {glue:text}`par_fgma_ratio:.2f` of the
 # cross-entropy-only distance, the KL term alone {glue:text}`par_nlir_ratio:.2f`. So FGMA holds
 # the parameters and the embeddings' band projections near the global model but hardly the
-# predictions; the codebook KL holds the predictions. The claim checks at the end test the
-# hold on (c), where FGMA's own measure cannot vouch for it.
+# predictions; the codebook KL holds the predictions (though, as the claim checks at the end
+# show, a random codebook pulling as hard holds them too). The claim checks test the hold on
+# (c), where FGMA's own measure cannot vouch for it.
 #
 # ## The two frequency bands, one client
 #
@@ -411,7 +448,7 @@ ax.legend(fontsize=8)
 plotting.panel_labels(axes)
 fig.suptitle("Local vs global embeddings in the low and high frequency bands")
 plt.show()
-for m in ("fedavg", "s2fgl-nlir", "s2fgl"):
+for m in ("fedavg", "s2fgl-nlir", "s2fgl-fgma", "s2fgl"):
     print(
         f"{names[m]:10s} low band {MEAS['low'][m].mean():.4f}  "
         f"high band {MEAS['high'][m].mean():.4f}"
@@ -481,15 +518,30 @@ print("pairs loss at near-equality:", pairs)
 #
 # The prediction-hold check of S2FGL has a negative control: the same five steps with S2FGL's
 # loss, but with a random Gaussian codebook of the codebook's shape and mean entry norm in
-# place of the server's. If any pull on the embeddings held the predictions, the control
-# would pass too; it must fail, so that the hold is owed to the class prototypes the codebook
-# carries. (Permuting the codebook's classes would be no control: the KL does not depend on
-# the order of its $C R$ entries.)
+# place of the server's. It fails the check. But a random codebook's cosine softmax is close
+# to uniform, so at the same weight its KL pulls on the embeddings less than the real one's;
+# a second control scales its weight per client so that the pull matches (the KL gradient's
+# norm at the cross-entropy-only embeddings; on average {glue:text}`w_match:.1f` instead of
+# 5). With that weight the random codebook keeps {glue:text}`dis_match_ratio:.2f` of the
+# cross-entropy-only disagreement (below one half on {glue:text}`n_match_pass` of the
+# seeds), against {glue:text}`dis_s2fgl_ratio:.2f` for the real codebook, which is lower on
+# {glue:text}`n_real_below_match` of the seeds: much of the hold is owed to a pull of that
+# strength, not to the class prototypes, hence **partly**. (Permuting the codebook's classes
+# would be no control: the KL does not depend on the order of its $C R$ entries.)
 
 # %%
 runtime_s = time.perf_counter() - t_start
 dis_ratio = {m: dis[m] / dis["fedavg"] for m in METHODS_D}
 par_ratio = {m: par[m] / par["fedavg"] for m in METHODS_D}
+match_ratio = DIS_MATCH / dis["fedavg"]
+n_match_pass = int(np.sum(match_ratio < 0.5))
+n_real_below = int(np.sum(dis_ratio["s2fgl"] < match_ratio))
+glue("w_match", float(W_MATCH.mean()), display=False)
+glue("dis_match_ratio", float(match_ratio.mean()), display=False)
+glue("dis_s2fgl_ratio", float(dis_ratio["s2fgl"].mean()), display=False)
+glue("n_match_pass", f"{n_match_pass} of {len(SEEDS)}", display=False)
+glue("n_real_below_match", f"{n_real_below} of {len(SEEDS)}", display=False)
+glue("kl_ce_ratio_last", float(kl_ce_ratio[-1]), display=False)
 claim(
     "s2fgl/2_mechanisms/fgma_holds_drift",
     "Five local steps with S2FGL's loss leave the local embeddings closer to the global ones "
@@ -516,8 +568,15 @@ claim(
         "S2FGL's loss with a random Gaussian codebook (same shape, mean entry norm)",
         DIS_RAND / dis["fedavg"],
     ),
-    verdict="reproduced",
+    verdict="partly",
+    caveat="the control fails because it pulls less: with its KL weight matched to the real "
+    f"codebook's pull ({W_MATCH.mean():.1f} on average instead of 5) the random codebook keeps "
+    f"{match_ratio.mean():.2f} of the disagreement (below 0.5 on {n_match_pass} of "
+    f"{len(SEEDS)} seeds; the real codebook is lower on {n_real_below} of {len(SEEDS)}), so "
+    "much of the hold is owed to any pull of that strength, not to the class prototypes; the "
+    "matched control was added after an audit found it",
     numbers={
+        "ratio, random codebook at the matched weight": match_ratio,
         "disagreement, CE only": dis["fedavg"],
         "disagreement, S2FGL": dis["s2fgl"],
         "ratio, CE + KL": dis_ratio["s2fgl-nlir"],
@@ -535,7 +594,7 @@ claim(
     verdict="not reproduced",
     caveat=f"CE + FGMA keeps {dis_ratio['s2fgl-fgma'].mean():.2f} of the cross-entropy-only "
     "disagreement while it cuts its own measure to "
-    f"{(fg['s2fgl-fgma'] / fg['fedavg']).mean():.3f}; "
+    f"{(fg['s2fgl-fgma'] / fg['fedavg']).mean():.3f} of the CE-only value; "
     f"the codebook KL alone keeps {dis_ratio['s2fgl-nlir'].mean():.2f}. FGMA does hold the "
     f"parameters ({par_ratio['s2fgl-fgma'].mean():.2f} of the CE-only distance, KL alone "
     f"{par_ratio['s2fgl-nlir'].mean():.2f}), but not the predictions",
@@ -580,6 +639,8 @@ glue("proj_seed", float(SEEDS[0]), display=False)
 for band in ("low", "high"):
     glue(f"band_{band}_ce", float(MEAS[band]["fedavg"].mean()), display=False)
     glue(f"band_{band}_s2fgl", float(MEAS[band]["s2fgl"].mean()), display=False)
+    glue(f"band_{band}_fgma", float(MEAS[band]["s2fgl-fgma"].mean()), display=False)
+    glue(f"band_{band}_nlir", float(MEAS[band]["s2fgl-nlir"].mean()), display=False)
 glue("drift_ce", float(fg["fedavg"].mean()), display=False)
 glue("drift_s2fgl", float(fg["s2fgl"].mean()), display=False)
 glue("disconnected", float(zeros.mean()), display=False)

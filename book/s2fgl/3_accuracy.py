@@ -31,7 +31,7 @@
 # The regime (20 % labelled nodes per client, feature signal σ = 0.35, 25 % inter-community
 # partners, N = 1000, K = 10) was fixed on seeds 100–102 too.
 #
-# At `small` scale the notebook takes about two and a half minutes on one CPU thread (its
+# At `small` scale the notebook takes about two minutes on one CPU thread (its
 # measured time is in the chapter opener).
 
 # %% tags=["remove-cell"]
@@ -111,7 +111,8 @@ for seed in TUNING_SEEDS:
 for w, v in tune.items():
     print(f"w_KL = {w[0]:g}, w_FGMA = {w[1]:g}: validation accuracy {np.mean(v):.3f}")
 TUNED_WEIGHTS = max(GRID, key=lambda w: np.mean(tune[w]))
-print("picked", TUNED_WEIGHTS)
+tune_sorted = sorted((np.mean(v) for v in tune.values()), reverse=True)
+print("picked", TUNED_WEIGHTS, f"(ahead of the next pair by {tune_sorted[0] - tune_sorted[1]:.4f})")
 
 # %% [markdown]
 # ## The reported seeds
@@ -141,7 +142,11 @@ ACC = {name: np.array([h.accuracy for h in hs]) for name, hs in H.items()}  # (s
 FINAL = {name: a[:, -5:].mean(1) for name, a in ACC.items()}  # mean of the last 5 rounds
 
 # %%
-COLORS = dict(zip(RUNS, [plotting.PALETTE[i] for i in (7, 1, 2, 0, 4, 9)], strict=True))
+# the chapter's colours (notebooks 2 and 4 use the same): one per method name; the tuned
+# S2FGL run is S2FGL's colour, dashed
+COLORS = {name: plotting.method_color(name) for name in RUNS}
+COLORS["S2FGL (w tuned)"] = plotting.method_color("S2FGL")
+COLORS["local"] = plotting.PALETTE[7]  # grey: no federation (its hashed colour is FedProx's)
 fig, ax = plt.subplots(figsize=plotting.figsize("wide"))
 r = np.arange(1, CONFIG["rounds"] + 1)
 for name, a in ACC.items():
@@ -153,7 +158,11 @@ ax.plot(r, ACC_PERM.mean(0), ":", color="0.35", label="FedAvg, permuted labels (
 ax.axhline(0.2, color="0.5", lw=0.8, ls=":", label="chance (5 classes)")
 ax.set(xlabel="round", ylabel="pooled test accuracy", ylim=(0, 1), xticks=r[::2])
 ax.legend(ncol=2, fontsize=8)
-ax.set_title(f"Pooled test accuracy per round, K = {K} clients, {len(SEEDS)} seeds")
+ax.set_title(
+    "FedAvg and FedProx beat local training; S2FGL at the paper's weights stays below FedAvg "
+    f"(pooled test accuracy, K = {K}, {len(SEEDS)} seeds)",
+    fontsize=10,
+)
 plt.show()
 
 # %% [markdown]
@@ -242,7 +251,8 @@ claim(
     "s2fgl/3_accuracy/s2fgl_beats_fedavg",
     "S2FGL (paper's weights) beats FedAvg in pooled test accuracy",
     paper='"Extensive experiments on multiple datasets demonstrate the superiority of S2FGL" '
-    "(abstract; the tables were not read)",
+    "(abstract; the tables were not read); the official Cora log reaches about 83-84 % mean "
+    "local validation accuracy after 200 rounds, the paper's only number checked here",
     value=diff,
     check=greater(0.0),
     verdict="not reproduced",
@@ -287,6 +297,7 @@ glue("diff_nlir", mn, display=False)
 glue("diff_nlir_ci", hn, display=False)
 glue("w_fgma_tuned", TUNED_WEIGHTS[1], display=False)
 glue("w_kl_tuned", TUNED_WEIGHTS[0], display=False)
+glue("tune_gap", float(tune_sorted[0] - tune_sorted[1]), display=False)
 glue("runtime_s", runtime_s, display=False)
 assert all(np.all((a >= 0) & (a <= 1)) for a in ACC.values())
 print(f"runtime {runtime_s:.1f} s")

@@ -63,7 +63,8 @@ class History:
     ``accuracy``: pooled test accuracy over all clients of the global model (of the local models
     for ``"local"``); ``val_accuracy``: the same on the validation nodes; ``ce``, ``kl``,
     ``fgma``: mean unweighted loss terms over the clients' last local step (0 where unused);
-    ``extra``: the last ``codebook`` (C, R, d) or None, and the final ``global_state``.
+    ``extra``: the last ``codebook`` (C, R, d) or None, and the final ``global_state`` (for
+    ``"local"`` the untouched initial model: no global model is trained).
     """
 
     method: str
