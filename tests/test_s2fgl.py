@@ -364,3 +364,29 @@ def test_flat_adam_matches_torch_adam():
     for p, q in zip(params, ref.parameters(), strict=True):
         assert p.shape == q.shape
         torch.testing.assert_close(p, q, rtol=1e-6, atol=1e-8)
+
+
+def test_flat_adam_prox_is_autograds_prox_gradient():
+    """FedProx's term enters _FlatAdam.step as mu (2 (theta_k - theta)) on the flat buffer: the
+    same parameters, bit for bit, as autograd on CE + mu sum ||theta_k - theta||^2 (the loop's
+    form before the shortcut), over several steps, with theta != theta_k."""
+    from icml25.s2fgl.federated import _FlatAdam
+
+    torch.manual_seed(0)
+    x, adj = torch.randn(12, 8), (torch.rand(12, 12) < 0.3).float()
+    adj = torch.triu(adj, 1) + torch.triu(adj, 1).T
+    glob, model, ref = (s2fgl.ACMGCN(8, 16, 3) for _ in range(3))
+    ref.load_state_dict(model.state_dict())
+    mu = 0.05
+    theta = [p.detach().clone() for p in glob.parameters()]
+    p_new, p_ref = list(model.parameters()), list(ref.parameters())
+    opt, opt_ref = _FlatAdam(p_new, 0.01, 5e-4), _FlatAdam(p_ref, 0.01, 5e-4)
+    prox = (opt.flatten(theta), mu)
+    model.eval(), ref.eval()
+    for _ in range(4):
+        opt.step(torch.autograd.grad(model(x, adj)[0].square().mean(), p_new), prox)
+        loss = ref(x, adj)[0].square().mean()
+        loss = loss + mu * sum(((p - q) ** 2).sum() for p, q in zip(p_ref, theta, strict=True))
+        opt_ref.step(torch.autograd.grad(loss, p_ref))
+    assert any(not torch.equal(p, q) for p, q in zip(p_new, theta, strict=True))
+    assert all(torch.equal(p, q) for p, q in zip(p_new, p_ref, strict=True))

@@ -167,12 +167,26 @@ class _FlatAdam:
         self.v = torch.zeros_like(self.flat)
         self.t = 0.0
 
+    def flatten(self, tensors: list[torch.Tensor]) -> torch.Tensor:
+        """Tensors shaped as the parameters, in order, as one buffer with the same layout."""
+        pieces = [t for x, z in zip(tensors, self.zeros, strict=True) for t in (x.reshape(-1), z)]
+        return torch.cat(pieces)
+
     @torch.no_grad()
-    def step(self, grads: tuple[torch.Tensor, ...]) -> None:
+    def step(
+        self, grads: tuple[torch.Tensor, ...], prox: tuple[torch.Tensor, float] | None = None
+    ) -> None:
+        """One Adam step on the gradients ``grads``; ``prox = (theta_flat, mu)`` adds FedProx's
+        mu ||theta_k - theta||^2 term's gradient, mu (2 (theta_k - theta)), on the flat buffer
+        (``theta_flat`` from :meth:`flatten`): the number autograd gives for that term (the
+        doubling is exact, one rounding in the product) and adds to the CE's gradient, each
+        parameter being used once in the forward pass."""
         beta1, beta2 = self.betas
         self.t += 1.0
-        pieces = [t for x, z in zip(grads, self.zeros, strict=True) for t in (x.reshape(-1), z)]
-        g = torch.cat(pieces).add_(self.flat, alpha=self.wd)
+        g = self.flatten(list(grads))
+        if prox is not None:
+            g.add_((self.flat - prox[0]).mul_(2.0).mul_(prox[1]))
+        g.add_(self.flat, alpha=self.wd)
         self.m.lerp_(g, 1 - beta1)
         self.v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
         step_size = (self.lr / (1 - beta1**self.t)) * -1
@@ -194,10 +208,11 @@ def _local_steps(
     align: bool,
 ) -> tuple[float, float, float]:
     """``local_steps`` Adam steps on one client's loss; returns the last (CE, KL, FGMA)."""
-    if method == "fedprox":
-        g_params = [p.detach().clone() for p in glob.parameters()]
     params = list(model.parameters())
     opt = _FlatAdam(params, lr=lr, weight_decay=5e-4)
+    prox = None
+    if method == "fedprox":  # the frozen global parameters theta, in the flat layout
+        prox = (opt.flatten([p.detach() for p in glob.parameters()]), prox_mu)
     # what stays fixed over the local steps is computed once: the teacher's codebook softmax
     # and the global embeddings' k-NN Laplacian bands (h_glob is the frozen global model's)
     if codebook is not None:
@@ -215,16 +230,14 @@ def _local_steps(
         ce = F.cross_entropy(logits[d["tr"]], d["y_tr"])
         kl = fg = torch.zeros((), device=ce.device)
         loss = ce
-        if method == "fedprox":
-            pairs = zip(model.parameters(), g_params, strict=True)
-            loss = loss + prox_mu * sum(((p - q) ** 2).sum() for p, q in pairs)
         if codebook is not None:
             kl = _codebook_kl(h, log_tea, b, 1.0)
             loss = loss + weights[0] * kl
         if align:
             fg = _fgma(h[d["imp"]], hg_imp, bands_g, 3, m, target_g=target_g)
             loss = loss + weights[1] * fg
-        opt.step(torch.autograd.grad(loss, params))
+        # FedProx's term enters at the step (its gradient, exactly as autograd gives it)
+        opt.step(torch.autograd.grad(loss, params), prox)
     return ce.item(), float(kl.detach()), float(fg.detach())
 
 
