@@ -26,7 +26,9 @@
 # notebook 4's ablation, at 10 rounds, to keep this notebook within its time budget); and
 # S2FGL once more with the weights picked on the validation nodes
 # of seeds 100–102 (never on the reported seeds 0–2), from a grid of three pairs (the paper's
-# pair, the worst of four there when the grid was first run, is left out to save time).
+# pair, the worst of four there when the grid was first run, is left out to save time). The
+# pick runs at notebook 4's budget of 10 rounds, half the reported runs', to keep the chapter
+# within its time budget: a cheap proxy for the 20-round score, as in early-stopped tuning.
 #
 # The regime (20 % labelled nodes per client, feature signal σ = 0.35, 25 % inter-community
 # partners, N = 1000, K = 10) was fixed on seeds 100–102 too.
@@ -68,8 +70,8 @@ from icml25.s2fgl import louvain_partition, make_csbm_communities, run_federated
 t_start = time.perf_counter()
 SCALE = setup(seed=0)
 CONFIG = {
-    "small": {"n_nodes": 1000, "rounds": 20, "seeds": [0, 1, 2]},
-    "large": {"n_nodes": 2000, "rounds": 100, "seeds": [0, 1, 2, 3, 4]},
+    "small": {"n_nodes": 1000, "rounds": 20, "tune_rounds": 10, "seeds": [0, 1, 2]},
+    "large": {"n_nodes": 2000, "rounds": 100, "tune_rounds": 50, "seeds": [0, 1, 2, 3, 4]},
 }[SCALE]
 DATA = {"p_inter": 0.25, "feat_signal": 0.35}
 SPLIT = (0.2, 0.2, 0.6)
@@ -97,16 +99,16 @@ def permuted_labels(clients, seed):
 # %% [markdown]
 # ## Picking S2FGL's weights on other seeds
 #
-# Each candidate pair of weights runs on seeds 100–102 and is scored by the pooled
-# **validation** accuracy (mean of the last 5 rounds); the best pair is then used on the
-# reported seeds.
+# Each candidate pair of weights runs on seeds 100–102 for half the reported runs' rounds
+# and is scored by the pooled **validation** accuracy (mean of the last 5 of those rounds);
+# the best pair is then used on the reported seeds, for the full number of rounds.
 
 # %%
 tune = {w: [] for w in GRID}
 for seed in TUNING_SEEDS:
     clients = setting(seed)
     for w in GRID:
-        h = run_federated("s2fgl", clients, rounds=CONFIG["rounds"], weights=w, seed=seed)
+        h = run_federated("s2fgl", clients, rounds=CONFIG["tune_rounds"], weights=w, seed=seed)
         tune[w].append(h.val_accuracy[-5:].mean())
 for w, v in tune.items():
     print(f"w_KL = {w[0]:g}, w_FGMA = {w[1]:g}: validation accuracy {np.mean(v):.3f}")
@@ -115,6 +117,11 @@ tune_sorted = sorted((np.mean(v) for v in tune.values()), reverse=True)
 print("picked", TUNED_WEIGHTS, f"(ahead of the next pair by {tune_sorted[0] - tune_sorted[1]:.4f})")
 
 # %% [markdown]
+# The pick is a near-tie, and it depends on the tuning budget: an earlier version of this
+# notebook tuned at the full 20 rounds and picked $(1, 0.1)$ instead, by a smaller lead. The
+# pairs differ mostly in $w_\text{FGMA}$, and notebook 4 shows that FGMA's cost grows with
+# its weight.
+#
 # ## The reported seeds
 
 # %%
@@ -293,11 +300,13 @@ glue("diff_fedavg", m, display=False)
 glue("diff_fedavg_ci", h, display=False)
 glue("diff_tuned", mt, display=False)
 glue("diff_tuned_ci", ht, display=False)
+glue("tuned_ci_word", "excludes" if abs(mt) > ht else "contains", display=False)
 glue("diff_nlir", mn, display=False)
 glue("diff_nlir_ci", hn, display=False)
 glue("w_fgma_tuned", TUNED_WEIGHTS[1], display=False)
 glue("w_kl_tuned", TUNED_WEIGHTS[0], display=False)
 glue("tune_gap", float(tune_sorted[0] - tune_sorted[1]), display=False)
+glue("tune_rounds", CONFIG["tune_rounds"], display=False)
 glue("runtime_s", runtime_s, display=False)
 assert all(np.all((a >= 0) & (a <= 1)) for a in ACC.values())
 print(f"runtime {runtime_s:.1f} s")
