@@ -264,6 +264,9 @@ def test_label_disruption_code_propagation(graph):
 # weights (5, 1), seed 7) and client_update's terms, as measured by the implementation before
 # the per-client caches (filters, teacher softmax, global bands, one eval forward per round),
 # on the CPU of the session that recorded them, where the fast path gave them to 1e-10.
+# test_fast_path_matches_step_by_step_loop (below) checks the shortcuts on the machine that
+# runs it; this stored reference guards the algorithm both loops share (the loss functions,
+# the codebook, fedavg) against a change.
 # float32 kernels differ in the last bits between CPUs (on an AVX-512 CPU round 1's CE differs
 # by 4e-8), and Adam's normalised steps amplify that over three rounds (up to one test node's
 # accuracy, about 1 % of FGMA), so the test allows that drift: it catches a changed algorithm,
@@ -390,3 +393,119 @@ def test_flat_adam_prox_is_autograds_prox_gradient():
         opt_ref.step(torch.autograd.grad(loss, p_ref))
     assert any(not torch.equal(p, q) for p, q in zip(p_new, theta, strict=True))
     assert all(torch.equal(p, q) for p, q in zip(p_new, p_ref, strict=True))
+
+
+def _reference_run(
+    method, clients, rounds, local_steps, weights, seed, lr=0.01, hidden=64, prox_mu=0.005
+):
+    """run_federated written step by step with the public API and nothing cached: Module
+    calls (filters recomputed every forward), torch.optim.Adam, autograd for FedProx's term,
+    the teacher's embeddings recomputed per client, the public loss functions."""
+    import copy
+
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    n_classes = max(int(c.y.max()) for c in clients) + 1
+    glob = s2fgl.ACMGCN(clients[0].x.shape[1], hidden, n_classes)
+    locals_ = [copy.deepcopy(glob) for _ in clients]
+    use_kl, use_fg = method in ("s2fgl", "s2fgl-nlir"), method in ("s2fgl", "s2fgl-fgma")
+    data = []
+    for c in clients:
+        imp = np.argsort(-s2fgl.node_importance(c.adj, c.train_mask), kind="stable")
+        imp = np.sort(imp[: len(c.nodes) // 3])
+        data.append(
+            (
+                torch.as_tensor(c.x, dtype=torch.float32),
+                torch.as_tensor(c.adj, dtype=torch.float32),
+                torch.as_tensor(c.y),
+                imp,
+                np.sort(imp[c.train_mask[imp]]),
+                c,
+            )
+        )
+    vol = np.array([c.train_mask.sum() for c in clients], dtype=float)
+    codebook, hist = None, []
+    for r in range(rounds):
+        states, protos, counts, terms = [], [], [], []
+        for model, (x, adj, y, imp, lab, c) in zip(locals_, data, strict=True):
+            if method != "local":
+                model.load_state_dict(glob.state_dict())
+            glob.eval()
+            with torch.no_grad():
+                h_glob = glob(x, adj)[1]
+            theta = [p.detach().clone() for p in glob.parameters()]
+            opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=5e-4, foreach=True)
+            model.train()
+            for _ in range(local_steps):
+                logits, h = model(x, adj)
+                ce = F.cross_entropy(logits[c.train_mask], y[c.train_mask])
+                kl = fg = torch.zeros(())
+                loss = ce
+                if method == "fedprox":
+                    loss = loss + prox_mu * sum(
+                        ((p - q) ** 2).sum() for p, q in zip(model.parameters(), theta, strict=True)
+                    )
+                if use_kl and codebook is not None:
+                    kl = s2fgl.codebook_kl_loss(h, h_glob, codebook)
+                    loss = loss + weights[0] * kl
+                if use_fg and r > 0:
+                    fg = s2fgl.frequency_alignment_loss(
+                        h[imp], h_glob[imp], k=3, m=min(10, len(imp) // 2)
+                    )
+                    loss = loss + weights[1] * fg
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            terms.append((ce.item(), float(kl.detach()), float(fg.detach())))
+            states.append(model.state_dict())
+            if use_kl:
+                model.eval()
+                with torch.no_grad():
+                    h = model(x, adj)[1]
+                onehot = F.one_hot(y[lab], n_classes).float()
+                cnt = onehot.sum(0)
+                protos.append((onehot.T @ h[lab]) / cnt.clamp(min=1)[:, None])
+                counts.append(cnt)
+        if method != "local":
+            glob.load_state_dict(s2fgl.fedavg(states, vol))
+        if use_kl:
+            codebook = s2fgl.build_codebook(
+                torch.stack(protos).numpy(), torch.stack(counts).numpy(), seed=seed * 1000 + r
+            )
+        acc = []
+        for key in ("test_mask", "val_mask"):
+            right = total = 0
+            for model, (x, adj, y, _, _, c) in zip(locals_, data, strict=True):
+                m = model if method == "local" else glob
+                m.eval()
+                with torch.no_grad():
+                    pred = m(x, adj)[0].argmax(1)
+                mask = getattr(c, key)
+                right += int((pred[mask] == y[mask]).sum())
+                total += int(mask.sum())
+            acc.append(right / total)
+        hist.append([*acc, *np.array(terms).mean(0)])
+    return np.array(hist).T, glob.state_dict()
+
+
+def test_fast_path_matches_step_by_step_loop(graph):
+    """The federated loop's shortcuts (cached filters, teacher softmax and global bands, flat
+    Adam, FedProx's gradient at the step, one evaluation pass per round reused as the next
+    teacher) give the step-by-step loop's History and global model, on this machine, for
+    every method."""
+    clients = s2fgl.louvain_partition(graph, n_clients=3, seed=0)
+    fields = ("accuracy", "val_accuracy", "ce", "kl", "fgma")
+    for method in s2fgl.METHODS:
+        h = s2fgl.run_federated(
+            method, clients, rounds=3, local_steps=2, weights=(5.0, 1.0), seed=7
+        )
+        want, state = _reference_run(method, clients, 3, 2, (5.0, 1.0), seed=7)
+        for name, w in zip(fields, want, strict=True):
+            np.testing.assert_allclose(
+                getattr(h, name), w, rtol=1e-9, atol=1e-12, err_msg=f"{method} {name}"
+            )
+        for k, v in state.items():
+            torch.testing.assert_close(
+                h.extra["global_state"][k], v, rtol=1e-9, atol=1e-12, msg=f"{method} {k}"
+            )
