@@ -135,6 +135,11 @@ ALL_SPECS: dict[str, Spec] = {
         {"adj": BAD_ADJ, "train_mask": BAD_MASK, "alpha": BAD_ALPHA},
         finite=True,
     ),
+    f"{P}.important_nodes": Spec(
+        s2fgl.important_nodes,
+        {"adj": KARATE, "train_mask": MASK, "alpha": 0.85},
+        {"adj": BAD_ADJ, "train_mask": BAD_MASK, "alpha": BAD_ALPHA},
+    ),
     f"{P}.ACMGCN": Spec(
         s2fgl.ACMGCN,
         {"in_dim": 4, "hidden": 3, "n_classes": 2},

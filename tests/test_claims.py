@@ -79,9 +79,32 @@ def test_partly_and_not_reproduced():
         _claim(control=None, verdict="not reproduced", caveat="small")
 
 
+def test_partly_with_min_passing():
+    """min_passing=k (verdict 'partly' only): the comparison must hold on k of the replicates."""
+    rec = _claim(value=[0.2, 0.01, 0.3], verdict="partly", caveat="CPU drift", min_passing=2)
+    assert rec["passed"] and rec["passing"] == 2 and rec["min_passing"] == 2
+    assert "needs 2" in claims._record_line(rec)
+    with pytest.raises(AssertionError, match="holds in 1 of 3, needs 2"):
+        _claim(value=[0.2, 0.01, 0.0], verdict="partly", caveat="CPU drift", min_passing=2)
+    with pytest.raises(AssertionError, match="control"):  # the control still must fail
+        _claim(
+            value=[0.2, 0.01, 0.3],
+            control=("c", [0.2, 0.2, 0.2]),
+            verdict="partly",
+            caveat="CPU drift",
+            min_passing=2,
+        )
+    assert _claim(verdict="partly", caveat="c")["min_passing"] is None
+
+
 @pytest.mark.parametrize(
     ("kw", "name"),
     [
+        ({"min_passing": 2}, "min_passing"),  # verdict 'reproduced'
+        ({"min_passing": 0, "verdict": "partly", "caveat": "c"}, "min_passing"),
+        ({"min_passing": 4, "verdict": "partly", "caveat": "c"}, "min_passing"),
+        ({"min_passing": 2.0, "verdict": "partly", "caveat": "c"}, "min_passing"),
+        ({"min_passing": True, "verdict": "partly", "caveat": "c"}, "min_passing"),
         ({"verdict": "kind of"}, "verdict"),
         ({"control": ("random", None)}, "control"),
         ({"value": 0.2, "seeds": 0, "verdict": "illustrated", "control": None}, "seeds"),

@@ -100,6 +100,18 @@ def test_ppr_rows_sum_to_one(karate):
     assert np.argmax(imp) < 5  # a labelled node is its own strongest labelled node
 
 
+def test_important_nodes_top_third_holds_every_labelled_node(karate):
+    """A labelled node's importance is at least 1 + alpha (P_ii >= 1), an unlabelled one's
+    below that here: with fewer than n/3 labelled nodes the top third holds all of them."""
+    mask = np.zeros(34, bool)
+    mask[[0, 5, 16, 33]] = True
+    imp = s2fgl.important_nodes(karate, mask)
+    lam = s2fgl.node_importance(karate, mask)
+    assert len(imp) == 34 // 3 and np.all(np.diff(imp) > 0)
+    assert set(np.nonzero(mask)[0]) <= set(imp.tolist())
+    assert lam[imp].min() >= np.delete(lam, imp).max()
+
+
 def test_losses_zero_at_local_equals_global():
     h = torch.randn(40, 16)
     assert float(s2fgl.frequency_alignment_loss(h, h.clone())) == 0.0
@@ -176,6 +188,15 @@ def test_one_client_fedavg_round_equals_centralised(graph):
     loc = s2fgl.run_federated("local", clients, rounds=1, local_steps=3, seed=5)
     assert hist.accuracy[0] == pytest.approx(loc.accuracy[0], abs=1e-9)
     assert hist.ce[0] == pytest.approx(loc.ce[0], abs=1e-6)
+    # the one client's model after the round is the global model (fedavg of one state)
+    g = hist.extra["global_state"]
+    lm = s2fgl.ACMGCN(clients[0].x.shape[1], 64, int(clients[0].y.max()) + 1)
+    torch.manual_seed(5)
+    ref = s2fgl.ACMGCN(clients[0].x.shape[1], 64, int(clients[0].y.max()) + 1)
+    lm.load_state_dict(ref.state_dict())
+    s2fgl.client_update(lm, ref, clients[0], "fedavg", local_steps=3)
+    for k, v in lm.state_dict().items():
+        torch.testing.assert_close(g[k], v, rtol=1e-6, atol=1e-6)
 
 
 def test_run_federated_methods_and_ablation_switches(graph):
@@ -191,6 +212,8 @@ def test_run_federated_methods_and_ablation_switches(graph):
             assert h.fgma[1] > 0
         else:
             assert (h.fgma == 0).all()
+        # a method without the repository builds no codebook at all
+        assert (h.extra["codebook"] is None) == (method not in ("s2fgl", "s2fgl-nlir"))
     a = s2fgl.run_federated("s2fgl", clients, rounds=2, local_steps=1, weights=(0.0, 0.0), seed=0)
     b = s2fgl.run_federated("fedavg", clients, rounds=2, local_steps=1, seed=0)
     assert np.allclose(a.accuracy, b.accuracy)

@@ -63,6 +63,7 @@ from icml25.s2fgl import (
     client_update,
     codebook_kl_loss,
     frequency_alignment_loss,
+    important_nodes,
     knn_laplacian_bands,
     louvain_partition,
     make_csbm_communities,
@@ -101,10 +102,12 @@ graph0, clients0 = setting(SEEDS[0])
 # %%
 c = clients0[0]
 lam = node_importance(c.adj, c.train_mask)
-top = np.argsort(-lam)[: len(lam) // 3]
+top = important_nodes(c.adj, c.train_mask)
 G = nx.from_numpy_array(c.adj)
 pos = nx.spring_layout(G, seed=0)
-colors = [plotting.PALETTE[int(k)] for k in c.y]
+# classes in a palette of their own (the book's palette marks methods: orange is S2FGL)
+CLASS_COLORS = plt.get_cmap("Set2").colors
+colors = [CLASS_COLORS[int(k)] for k in c.y]
 fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
 ax = axes[0]
 nx.draw_networkx_edges(G, pos, ax=ax, alpha=0.25, width=0.6)
@@ -136,7 +139,7 @@ print(
 )
 lab_imp = []  # share of each client's labelled nodes that are important, over all clients
 for cl in clients0:
-    top_cl = np.argsort(-node_importance(cl.adj, cl.train_mask))[: len(cl.nodes) // 3]
+    top_cl = important_nodes(cl.adj, cl.train_mask)
     lab_imp.append(np.isin(np.nonzero(cl.train_mask)[0], top_cl).mean())
 print(f"labelled nodes that are important, per client: {np.round(lab_imp, 2)}")
 glue("labelled_important", float(np.min(lab_imp)), display=False)
@@ -151,8 +154,10 @@ glue("labelled_important", float(np.min(lab_imp)), display=False)
 # all of a client's training nodes, and the PPR ranking only chooses FGMA's node set. In the
 # official code's setting (60 % labelled) the top third is a choice *among* labelled nodes.
 # The official code takes prototypes from *all* top-ranked nodes with their true labels
-# (`data.y[top_indices]`), which uses the labels of unlabelled nodes; this book keeps only the
-# labelled ones.
+# (`data.y[top_indices]`). At its 60 % labelled nodes these are all training nodes, so no
+# unlabelled node's label is read; with fewer than a third of the nodes labelled, as here, the
+# same line would read the labels of unlabelled nodes (a latent leak). This book keeps only the
+# labelled important nodes.
 #
 # ## The codebook and the size of each term
 #
@@ -178,7 +183,7 @@ cls = np.repeat(np.arange(cb.shape[0]), cb.shape[1])
 ax.scatter(
     zc[:, 0],
     zc[:, 1],
-    c=[plotting.PALETTE[k] for k in cls],
+    c=[CLASS_COLORS[k] for k in cls],
     marker="*",
     s=220,
     edgecolors="k",
@@ -187,7 +192,8 @@ ax.scatter(
 ax.set(xlabel="PC 1", ylabel="PC 2", title="client 0 embeddings (dots), codebook (stars)")
 ax = axes[1]
 r = np.arange(1, CONFIG["rounds"] + 1)
-ax.plot(r, hist0.ce, marker="o", label="cross-entropy", color=plotting.method_color("FedAvg"))
+CE_COLOR = plotting.PALETTE[7]  # grey: the cross-entropy term alone (not a method of its own)
+ax.plot(r, hist0.ce, marker="o", label="cross-entropy", color=CE_COLOR)
 ax.plot(
     r[1:],
     5 * hist0.kl[1:],
@@ -222,9 +228,11 @@ print("5 KL / CE per round (from round 2):", np.round(kl_ce_ratio, 2))
 # {glue:text}`fgma_ce_ratio_min:.1f` times over the rounds
 # ({glue:text}`fgma_ce_ratio_last:.1f` in the last): it is an
 # MSE between $n \times d$ projections whose scale follows the embeddings, not the task. The
-# weighted codebook KL is far below FGMA but not negligible: in the last round it is
-# {glue:text}`kl_ce_ratio_last:.1f` times the cross-entropy (it is 0 at each round's first
-# step, where the local and the global embeddings are equal, and grows over the five steps).
+# weighted codebook KL is below FGMA but not negligible: in the last round it is
+# {glue:text}`kl_ce_ratio_last:.1f` times the cross-entropy. It is small, not 0, at a round's
+# first local step: the local model starts from the global one but trains with dropout on,
+# while the teacher is the global model in eval mode (as in the official code); it grows over
+# the five steps.
 #
 # ## Do the terms hold the local model near the global one?
 #
@@ -273,7 +281,7 @@ def drift(seed, hist=None):
     theta = torch.cat([p.detach().flatten() for p in glob.parameters()])
     for ci, cl in enumerate(clients):
         x, a = torch.as_tensor(cl.x), torch.as_tensor(cl.adj)
-        imp = np.sort(np.argsort(-node_importance(cl.adj, cl.train_mask))[: len(cl.nodes) // 3])
+        imp = important_nodes(cl.adj, cl.train_mask)
         unl = torch.as_tensor(~cl.train_mask)
         glob.eval()
         with torch.no_grad():
@@ -351,11 +359,11 @@ MEAS = {
 }
 fg, kl, dis, par = MEAS["fgma"], MEAS["kl"], MEAS["disagree"], MEAS["param"]
 names = {"fedavg": "CE only", "s2fgl": "S2FGL", "s2fgl-nlir": "CE + KL", "s2fgl-fgma": "CE + FGMA"}
-cols = {
-    "fedavg": "FedAvg",
-    "s2fgl": "S2FGL",
-    "s2fgl-nlir": "S2FGL-NLIR",
-    "s2fgl-fgma": "S2FGL-FGMA",
+COL = {  # the chapter's method colours; the cross-entropy-only steps in grey
+    "fedavg": CE_COLOR,
+    "s2fgl": plotting.method_color("S2FGL"),
+    "s2fgl-nlir": plotting.method_color("S2FGL-NLIR"),
+    "s2fgl-fgma": plotting.method_color("S2FGL-FGMA"),
 }
 fig, axes = plt.subplots(1, 4, figsize=(14, 3.8))
 for ax, vals, lab in (
@@ -370,7 +378,7 @@ for ax, vals, lab in (
         [vals[m].mean() for m in vals],
         yerr=[vals[m].std() for m in vals],
         capsize=4,
-        color=[plotting.method_color(cols[m]) for m in vals],
+        color=[COL[m] for m in vals],
     )
     ax.set_xticks(xs, [names[m] for m in vals], rotation=20)
     ax.set(ylabel=lab, ylim=(0, None))
@@ -420,10 +428,10 @@ for ax, b, title in ((axes[0], 0, "low band"), (axes[1], 1, "high band")):
     pg = PROJ[0]["fedavg"][1][b].numpy()
     pca_b = PCA(2).fit(pg)
     zg = pca_b.transform(pg)
-    ax.scatter(zg[:, 0], zg[:, 1], s=28, color="0.3", label="global", zorder=3)
+    ax.scatter(zg[:, 0], zg[:, 1], s=26, marker="s", color="k", label="global", zorder=3)
     for m, mk in (("fedavg", "o"), ("s2fgl", "^")):
         zl = pca_b.transform(PROJ[0][m][0][b].numpy())
-        col = plotting.method_color(cols[m])
+        col = COL[m]
         ax.scatter(zl[:, 0], zl[:, 1], s=22, marker=mk, color=col, label=f"local, {names[m]}")
         for p_, q_ in zip(zg, zl, strict=True):
             ax.plot([p_[0], q_[0]], [p_[1], q_[1]], color=col, lw=0.5, alpha=0.6)
@@ -439,7 +447,7 @@ for j, m in enumerate(("fedavg", "s2fgl-nlir", "s2fgl")):
         0.27,
         yerr=[u.std() for u in v],
         capsize=3,
-        color=plotting.method_color(cols[m]),
+        color=COL[m],
         label=names[m],
     )
 ax.set_xticks(xs, ["low band", "high band"])
@@ -484,7 +492,7 @@ for seed in SEEDS:
     glob.eval()
     zb, bb, pp = [], [], []
     for cl in clients:
-        imp = np.sort(np.argsort(-node_importance(cl.adj, cl.train_mask))[: len(cl.nodes) // 3])
+        imp = important_nodes(cl.adj, cl.train_mask)
         with torch.no_grad():
             _, hg = glob(torch.as_tensor(cl.x), torch.as_tensor(cl.adj))
         hg = hg[imp]
@@ -511,35 +519,46 @@ print("pairs loss at near-equality:", pairs)
 # On some clients the $k$-NN graph of the important nodes has several components (the share
 # is printed), and close eigenvalues are common on all of them; the pairs form reports a loss
 # orders of magnitude above the band form for two embeddings that differ by $10^{-3}$ noise:
-# part of the code's FGMA gradient pulls towards an arbitrary basis.
+# part of the code's FGMA gradient pulls towards an arbitrary basis. The band form is not
+# immune either: where the 10th and 11th eigenvalues (the band's edge) are close, the noise can
+# move an eigenvector across the edge, which is why its loss at near-equality differs by orders
+# of magnitude from seed to seed (printed above), though it stays far below the pairs form.
 # This book uses the band form (`form="band"`, the default); `form="pairs"` is the code's.
 #
 # ## Claim checks
 #
-# The prediction-hold check of S2FGL has a negative control: the same five steps with S2FGL's
-# loss, but with a random Gaussian codebook of the codebook's shape and mean entry norm in
-# place of the server's. It fails the check. But a random codebook's cosine softmax is close
-# to uniform, so at the same weight its KL pulls on the embeddings less than the real one's;
-# a second control scales its weight per client so that the pull matches (the KL gradient's
-# norm at the cross-entropy-only embeddings; on average {glue:text}`w_match:.1f` instead of
-# 5). With that weight the random codebook keeps {glue:text}`dis_match_ratio:.2f` of the
-# cross-entropy-only disagreement (below one half on {glue:text}`n_match_pass` of the
-# seeds), against {glue:text}`dis_s2fgl_ratio:.2f` for the real codebook, which is lower on
-# {glue:text}`n_real_below_match` of the seeds: much of the hold is owed to a pull of that
-# strength, not to the class prototypes, hence **partly**. (Permuting the codebook's classes
-# would be no control: the KL does not depend on the order of its $C R$ entries.)
+# The prediction-hold check of S2FGL needs a negative control: the same five steps with
+# S2FGL's loss, but with a random Gaussian codebook of the codebook's shape and mean entry
+# norm in place of the server's. At the paper's weight it keeps
+# {glue:text}`dis_rand_ratio:.2f` of the cross-entropy-only disagreement and would fail the
+# check, but that is no fair control: a random codebook's cosine softmax is close to uniform,
+# so at the same weight its KL pulls on the embeddings less than the real one's. The fair
+# control scales its weight per client so that the pull matches (the KL gradient's norm at
+# the cross-entropy-only embeddings; on average {glue:text}`w_match:.1f` instead of 5). With
+# that weight the random codebook keeps {glue:text}`dis_match_ratio:.2f` of the
+# cross-entropy-only disagreement, below one half on average (and on
+# {glue:text}`n_match_pass` seeds): it passes the check too. The real codebook keeps
+# {glue:text}`dis_s2fgl_ratio:.2f` and is lower than the matched random one on
+# {glue:text}`n_real_below_match` seeds, a comparison read after the run, not a check fixed
+# before it. So the check cannot tell the class prototypes from any pull of that strength: the
+# hold is **illustrated**, not reproduced. (Permuting the codebook's classes would be no
+# control: the KL does not depend on the order of its $C R$ entries.)
 
 # %%
 runtime_s = time.perf_counter() - t_start
+cpu_s = time.process_time()  # CPU s (user + system) of the kernel since its start, imports too
 dis_ratio = {m: dis[m] / dis["fedavg"] for m in METHODS_D}
 par_ratio = {m: par[m] / par["fedavg"] for m in METHODS_D}
 match_ratio = DIS_MATCH / dis["fedavg"]
 n_match_pass = int(np.sum(match_ratio < 0.5))
 n_real_below = int(np.sum(dis_ratio["s2fgl"] < match_ratio))
+# the prose says that the strength-matched random codebook passes the check (on its mean)
+assert match_ratio.mean() < 0.5, "the matched random codebook no longer passes: revise the text"
 glue("w_match", float(W_MATCH.mean()), display=False)
 glue("dis_match_ratio", float(match_ratio.mean()), display=False)
 glue("dis_s2fgl_ratio", float(dis_ratio["s2fgl"].mean()), display=False)
 glue("n_match_pass", f"{n_match_pass} of {len(SEEDS)}", display=False)
+glue("dis_rand_ratio", float((DIS_RAND / dis["fedavg"]).mean()), display=False)
 glue("n_real_below_match", f"{n_real_below} of {len(SEEDS)}", display=False)
 glue("kl_ce_ratio_last", float(kl_ce_ratio[-1]), display=False)
 claim(
@@ -564,19 +583,18 @@ claim(
     paper="S2FGL's terms mitigate client drift (Sec. 4)",
     value=dis_ratio["s2fgl"],
     check=less(0.5),
-    control=(
-        "S2FGL's loss with a random Gaussian codebook (same shape, mean entry norm)",
-        DIS_RAND / dis["fedavg"],
-    ),
-    verdict="partly",
-    caveat="the control fails because it pulls less: with its KL weight matched to the real "
-    f"codebook's pull ({W_MATCH.mean():.1f} on average instead of 5) the random codebook keeps "
-    f"{match_ratio.mean():.2f} of the disagreement (below 0.5 on {n_match_pass} of "
-    f"{len(SEEDS)} seeds; the real codebook is lower on {n_real_below} of {len(SEEDS)}), so "
-    "much of the hold is owed to any pull of that strength, not to the class prototypes; the "
-    "matched control was added after an audit found it",
+    verdict="illustrated",
+    caveat="no fair control fails: a random Gaussian codebook (same shape, mean entry norm) "
+    "with its KL weight matched to the real codebook's pull "
+    f"({W_MATCH.mean():.1f} on average instead of 5) keeps {match_ratio.mean():.2f} of the "
+    f"disagreement, also below 0.5 (on {n_match_pass} of {len(SEEDS)} seeds), so the check "
+    "cannot tell the class prototypes from any pull of that strength; the real codebook is "
+    f"lower than that control on {n_real_below} of {len(SEEDS)} seeds (read after the run); "
+    "at the paper's weight the random codebook keeps "
+    f"{(DIS_RAND / dis['fedavg']).mean():.2f} (it pulls less)",
     numbers={
         "ratio, random codebook at the matched weight": match_ratio,
+        "ratio, random codebook at w_KL = 5": DIS_RAND / dis["fedavg"],
         "disagreement, CE only": dis["fedavg"],
         "disagreement, S2FGL": dis["s2fgl"],
         "ratio, CE + KL": dis_ratio["s2fgl-nlir"],
@@ -597,18 +615,28 @@ claim(
     f"{(fg['s2fgl-fgma'] / fg['fedavg']).mean():.3f} of the CE-only value; "
     f"the codebook KL alone keeps {dis_ratio['s2fgl-nlir'].mean():.2f}. FGMA does hold the "
     f"parameters ({par_ratio['s2fgl-fgma'].mean():.2f} of the CE-only distance, KL alone "
-    f"{par_ratio['s2fgl-nlir'].mean():.2f}), but not the predictions",
+    f"{par_ratio['s2fgl-nlir'].mean():.2f}), but not the predictions. FGMA acts only on the "
+    "important nodes (here every labelled node and its best-connected neighbours, a third of "
+    "the client), while the disagreement is measured on all unlabelled nodes, most of them "
+    "outside FGMA's node set: part of the result comes from that node set",
     numbers={"parameter distance ratio, CE + FGMA": par_ratio["s2fgl-fgma"]},
     fmt=".3f",
 )
 claim(
     "s2fgl/2_mechanisms/losses_vanish_at_equality",
-    "Both S2FGL terms are 0 when the local model equals the global one and > 0 after local "
-    "cross-entropy steps (FGMA, band form, shown; the KL is checked in the unit tests)",
+    "Both S2FGL terms (FGMA, band form, and the codebook KL) are 0 when the local model equals "
+    "the global one (both in eval mode) and > 0 after five local cross-entropy steps: the "
+    "smaller of the two terms",
     paper="both terms align local with global knowledge (Sec. 4)",
-    value=fg["fedavg"],
+    value=np.minimum(fg["fedavg"], kl["fedavg"]),
     check=greater(1e-6),
-    control=("local = global", float(frequency_alignment_loss(h0[top], h0[top]))),
+    control=(
+        "local = global",
+        max(
+            float(frequency_alignment_loss(h0[top], h0[top])),
+            float(codebook_kl_loss(h0, h0, cb)),
+        ),
+    ),
     verdict="illustrated",
     fmt=".3g",
 )
@@ -645,5 +673,6 @@ glue("drift_ce", float(fg["fedavg"].mean()), display=False)
 glue("drift_s2fgl", float(fg["s2fgl"].mean()), display=False)
 glue("disconnected", float(zeros.mean()), display=False)
 glue("runtime_s", runtime_s, display=False)
+glue("cpu_s", cpu_s, display=False)
 assert np.all(np.isfinite(hist0.accuracy))
-print(f"runtime {runtime_s:.1f} s")
+print(f"runtime {runtime_s:.1f} s (CPU {cpu_s:.1f} s)")

@@ -20,21 +20,24 @@
 # methods share the same clients, the same ACM-GCN (hidden 64), the same budget (20 rounds ×
 # 5 local Adam steps, lr 0.01, weight decay 5e-4) and the same metric, the test accuracy
 # pooled over all clients of the global model after each round (of the local models for
-# local-only training): **local** only, **FedAvg**, **FedProx** ($\mu = 0.005$), **S2FGL**
+# local-only training): **local** only, **FedAvg**, **FedProx** (the term
+# $\mu \|\theta_k - \theta\|^2$ with $\mu = 0.005$, which is $\mu = 0.01$ in the FedProx
+# paper's $\frac{\mu}{2}\|\cdot\|^2$ convention; not tuned), **S2FGL**
 # (codebook KL + FGMA), and its half **S2FGL-NLIR** (codebook KL only), all with the paper's
 # weights $w_\text{KL} = 5$, $w_\text{FGMA} = 1$ (the other half, FGMA alone, is measured in
 # notebook 4's ablation, at 10 rounds, to keep this notebook within its time budget); and
 # S2FGL once more with the weights picked on the validation nodes
-# of seeds 100–102 (never on the reported seeds 0–2), from a grid of three pairs (the paper's
-# pair, the worst of four there when the grid was first run, is left out to save time). The
-# pick runs at notebook 4's budget of 10 rounds, half the reported runs', to keep the chapter
-# within its time budget: a cheap proxy for the 20-round score, as in early-stopped tuning.
+# of seeds 100–102 (never on the reported seeds 0–2), from a grid of three pairs. The paper's
+# pair is left out of the grid to pay for this notebook's control (it runs on seeds 0–2
+# anyway; it scored lowest of four on seeds 100–102 when the grid was first run, at 20 rounds,
+# in an earlier version of this notebook). The pairs are scored after notebook 4's budget of
+# 10 rounds, half the reported runs', to keep the chapter within its time budget: a cheaper
+# score that need not agree with the 20-round one (here it does not; see below).
 #
 # The regime (20 % labelled nodes per client, feature signal σ = 0.35, 25 % inter-community
 # partners, N = 1000, K = 10) was fixed on seeds 100–102 too.
 #
-# At `small` scale the notebook takes about two minutes on one CPU thread (its
-# measured time is in the chapter opener).
+# Its measured time at `small` scale, on one CPU thread, is in the chapter opener.
 
 # %% tags=["remove-cell"]
 # Colab only: clone the book and install its package. Keeps Colab's own torch and numpy.
@@ -117,10 +120,11 @@ tune_sorted = sorted((np.mean(v) for v in tune.values()), reverse=True)
 print("picked", TUNED_WEIGHTS, f"(ahead of the next pair by {tune_sorted[0] - tune_sorted[1]:.4f})")
 
 # %% [markdown]
-# The pick is a near-tie, and it depends on the tuning budget: an earlier version of this
-# notebook tuned at the full 20 rounds and picked $(1, 0.1)$ instead, by a smaller lead. The
-# pairs differ mostly in $w_\text{FGMA}$, and notebook 4 shows that FGMA's cost grows with
-# its weight.
+# The pick leads the next pair by {glue:text}`tune_gap:.4f` of validation accuracy, a near-tie
+# next to the spread over seeds, and it depends on the tuning budget: an earlier version of
+# this notebook scored the same pairs after the full 20 rounds and picked $(1, 0.1)$ instead
+# (that run is not kept). The pairs differ mostly in $w_\text{FGMA}$, and notebook 4 shows
+# that FGMA's cost grows with its weight.
 #
 # ## The reported seeds
 
@@ -176,11 +180,15 @@ plt.show()
 # Mean over the seeds (lines) and their range (bands); chance is 0.2. Local-only training
 # has 20 labelled nodes per client and sees no other client. The dashed lines are S2FGL's codebook
 # half (S2FGL-NLIR) and S2FGL with the weights picked on seeds 100–102; the dotted grey line is the
-# control of the claim check below (FedAvg on per-client permuted label ids). When the grid
-# was first run on the tuning seeds, the codebook KL alone tracked FedAvg and FGMA at the
-# paper's weight 1 pulled accuracy down:
-# FGMA is several times the cross-entropy (notebook 2) and holds every local model on the
-# global embeddings of the round. The table gives the reported seeds' numbers.
+# control of the claim check below (FedAvg on per-client permuted label ids). The codebook
+# KL alone (S2FGL-NLIR) tracks FedAvg ({glue:text}`diff_nlir:+.3f` ±
+# {glue:text}`diff_nlir_ci:.3f`, 95 % interval over the seeds), while S2FGL, whose FGMA term
+# runs at the paper's weight 1, stays far below it ({glue:text}`diff_fedavg:+.3f` ±
+# {glue:text}`diff_fedavg_ci:.3f`): in notebook 2 FGMA is
+# {glue:text}`2_mechanisms.ipynb::fgma_ce_ratio_min:.1f` to
+# {glue:text}`2_mechanisms.ipynb::fgma_ce_ratio_max:.1f` times the cross-entropy and holds
+# every local model on the global embeddings of the round. The table gives each seed's
+# numbers.
 
 # %%
 table = pd.DataFrame(
@@ -222,7 +230,11 @@ for lab, d in (
 # classes by its own random permutation, so there is no shared label meaning to pool: if
 # FedAvg beat local training there too, the gain would come from the extra averaging or the
 # budget, not from federation. (Local-only training does not care about the names; the
-# control is compared with the same local-only runs.) The 5-point margin and this control were
+# control is compared with the same local-only runs.) The control falls far below local
+# training, because averaging models whose class ids mean different things is destructive: it
+# shows that the gain needs a shared label meaning, not what the extra averaging alone would
+# give. The verdict is *illustrated*, not reproduced: the paper's tables were not read, so it
+# is not known whether the paper makes this comparison. The 5-point margin and this control were
 # checked on seeds 100–102, with a separate exploratory script that is not kept in the
 # repository, before the reported seeds ran: the
 # permuted-label FedAvg fell far below local-only training there. The paper's claim, S2FGL
@@ -233,6 +245,7 @@ for lab, d in (
 
 # %%
 runtime_s = time.perf_counter() - t_start
+cpu_s = time.process_time()  # CPU s (user + system) of the kernel since its start, imports too
 fed_gain = (FINAL["FedAvg"] + FINAL["FedProx"]) / 2 - FINAL["local"]
 perm_gain = ACC_PERM[:, -5:].mean(1) - FINAL["local"]
 claim(
@@ -242,7 +255,12 @@ claim(
     value=fed_gain,
     check=greater(0.05),
     control=("FedAvg on per-client permuted label ids, 20 rounds", perm_gain),
-    verdict="reproduced",
+    verdict="illustrated",
+    caveat="not a comparison read in the paper (its tables were not read): a premise of its "
+    "comparison with FL baselines, checked over the seeds against a control that fails; the "
+    "control falls far below local training, since averaging models whose class ids mean "
+    "different things is destructive, so it shows that the gain needs shared label meaning, "
+    "not what the gain of the extra averaging alone would be",
     numbers={
         "local": FINAL["local"],
         "FedAvg": FINAL["FedAvg"],
@@ -266,7 +284,9 @@ claim(
     caveat=f"S2FGL - FedAvg is {m:+.3f} +- {h:.3f} (95 % CI over {len(SEEDS)} seeds); with "
     f"the weights tuned on seeds 100-102 {tuple(TUNED_WEIGHTS)} it is {mt:+.3f} +- "
     f"{ht:.3f}; codebook KL alone - FedAvg is {mn:+.3f} +- {hn:.3f}: at this scale FGMA "
-    "at weight 1 outweighs the cross-entropy (notebook 2)",
+    "at weight 1 outweighs the cross-entropy (notebook 2), and its two bands of 10 "
+    "eigenvectors span about 60 % of the ~33 important nodes' space (the code's top n/5 on a "
+    "Cora client: about 37 %; Departures table)",
     numbers={
         "S2FGL": FINAL["S2FGL"],
         "FedAvg": FINAL["FedAvg"],
@@ -308,5 +328,6 @@ glue("w_kl_tuned", TUNED_WEIGHTS[0], display=False)
 glue("tune_gap", float(tune_sorted[0] - tune_sorted[1]), display=False)
 glue("tune_rounds", CONFIG["tune_rounds"], display=False)
 glue("runtime_s", runtime_s, display=False)
+glue("cpu_s", cpu_s, display=False)
 assert all(np.all((a >= 0) & (a <= 1)) for a in ACC.values())
-print(f"runtime {runtime_s:.1f} s")
+print(f"runtime {runtime_s:.1f} s (CPU {cpu_s:.1f} s)")

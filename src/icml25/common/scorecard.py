@@ -106,6 +106,8 @@ def _this_book(rec: dict[str, Any]) -> str:
     text = f"{rec['measured']}; check {rec['comparison']}"
     if len(rec["values"]) > 1:
         text += f" holds in {rec['passing']} of {len(rec['values'])}"
+        if rec.get("min_passing"):
+            text += f" (needs {rec['min_passing']})"
     ctrl = rec.get("control")
     if ctrl:
         text += f"; control *{ctrl['name']}*: {ctrl['measured']}, fails"

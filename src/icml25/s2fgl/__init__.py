@@ -7,7 +7,7 @@ Public API:
 * data: :func:`make_csbm_communities` (:class:`GraphData`), :func:`louvain_partition`
   (:class:`ClientData`);
 * motivation: :func:`label_disruption`, :func:`spectral_stats`, :func:`label_frequency`,
-  :func:`ppr_matrix`, :func:`node_importance`;
+  :func:`ppr_matrix`, :func:`node_importance`, :func:`important_nodes`;
 * method: :class:`ACMGCN`, :func:`build_codebook`, :func:`codebook_kl_loss`,
   :func:`frequency_alignment_loss`, :func:`knn_laplacian_bands`, :func:`fedavg`;
 * federated loop: :func:`run_federated` (:class:`History`, :data:`METHODS`), :func:`client_update`.
@@ -24,6 +24,7 @@ from icml25.s2fgl.model import (
     knn_laplacian_bands,
 )
 from icml25.s2fgl.spectral import (
+    important_nodes,
     label_disruption,
     label_frequency,
     node_importance,
@@ -42,6 +43,7 @@ __all__ = [
     "codebook_kl_loss",
     "fedavg",
     "frequency_alignment_loss",
+    "important_nodes",
     "knn_laplacian_bands",
     "label_disruption",
     "label_frequency",

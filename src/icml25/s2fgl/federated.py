@@ -32,7 +32,7 @@ from icml25.s2fgl.model import (
     build_codebook,
     fedavg,
 )
-from icml25.s2fgl.spectral import _check_clients, node_importance
+from icml25.s2fgl.spectral import _check_clients, important_nodes
 
 __all__ = ["METHODS", "History", "client_update", "run_federated"]
 
@@ -84,9 +84,8 @@ def _tensors(
     features, labels, masks, important nodes, and the ACM-GCN filters (A_low, A_high), which
     depend only on the fixed subgraph. ``model``'s ``forward`` runs once on them (eval mode, no
     dropout draw) to check x and adj."""
-    n = len(c.nodes)
     dev = next(model.parameters()).device if device is None else device
-    imp = np.argsort(-node_importance(c.adj, c.train_mask, alpha), kind="stable")[: n // 3]
+    imp = important_nodes(c.adj, c.train_mask, alpha)
     x = torch.as_tensor(c.x, dtype=torch.float32, device=dev)
     adj = torch.as_tensor(c.adj, dtype=torch.float32, device=dev)
     was_training = model.training
@@ -105,7 +104,7 @@ def _tensors(
         "y_tr": torch.as_tensor(c.y[c.train_mask], device=dev),
         "va": torch.as_tensor(c.val_mask, device=dev),
         "te": torch.as_tensor(c.test_mask, device=dev),
-        "imp": torch.as_tensor(np.sort(imp), device=dev),
+        "imp": torch.as_tensor(imp, device=dev),
         "lab": torch.as_tensor(np.sort(imp[c.train_mask[imp]]), device=dev),
     }
 

@@ -14,6 +14,7 @@ from icml25.common import checks
 from icml25.s2fgl.data import ClientData, GraphData
 
 __all__ = [
+    "important_nodes",
     "label_disruption",
     "label_frequency",
     "node_importance",
@@ -61,6 +62,13 @@ def node_importance(adj: np.ndarray, train_mask: np.ndarray, alpha: float = 0.85
     alpha = checks.check_real("alpha", alpha, 0.0, 1.0, low_open=True, high_open=True)
     p = _propagation(a, alpha) * t[None, :]
     return p.max(1) + alpha * p.sum(1)
+
+
+def important_nodes(adj: np.ndarray, train_mask: np.ndarray, alpha: float = 0.85) -> np.ndarray:
+    """The client's important nodes I_k: the indices of the top floor(n / 3) nodes by
+    :func:`node_importance` (ties in index order), sorted, (floor(n / 3),) int."""
+    lam = node_importance(adj, train_mask, alpha)
+    return np.sort(np.argsort(-lam, kind="stable")[: len(lam) // 3])
 
 
 def _check_mask(name: str, mask: object, n: int) -> np.ndarray:
