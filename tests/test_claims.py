@@ -86,6 +86,8 @@ def test_partly_with_min_passing():
     assert "needs 2" in claims._record_line(rec)
     with pytest.raises(AssertionError, match="holds in 1 of 3, needs 2"):
         _claim(value=[0.2, 0.01, 0.0], verdict="partly", caveat="CPU drift", min_passing=2)
+    with pytest.raises(AssertionError, match="and the mean"):  # 2 of 3 hold, the mean does not
+        _claim(value=[0.06, 0.06, -1.0], verdict="partly", caveat="CPU drift", min_passing=2)
     with pytest.raises(AssertionError, match="control"):  # the control still must fail
         _claim(
             value=[0.2, 0.01, 0.3],
@@ -102,6 +104,7 @@ def test_partly_with_min_passing():
     [
         ({"min_passing": 2}, "min_passing"),  # verdict 'reproduced'
         ({"min_passing": 0, "verdict": "partly", "caveat": "c"}, "min_passing"),
+        ({"min_passing": 1, "verdict": "partly", "caveat": "c"}, "min_passing"),  # no majority
         ({"min_passing": 4, "verdict": "partly", "caveat": "c"}, "min_passing"),
         ({"min_passing": 2.0, "verdict": "partly", "caveat": "c"}, "min_passing"),
         ({"min_passing": True, "verdict": "partly", "caveat": "c"}, "min_passing"),

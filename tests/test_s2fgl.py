@@ -1,5 +1,7 @@
 """Known-answer tests of icml25.s2fgl (the brief's and the issue's list)."""
 
+import dataclasses
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -419,7 +421,15 @@ def test_flat_adam_prox_is_autograds_prox_gradient():
 
 
 def _reference_run(
-    method, clients, rounds, local_steps, weights, seed, lr=0.01, hidden=64, prox_mu=0.005
+    method,
+    clients,
+    rounds,
+    local_steps,
+    seed,
+    weights=(5.0, 1.0),
+    lr=0.01,
+    hidden=64,
+    prox_mu=0.005,
 ):
     """run_federated written step by step with the public API and nothing cached: Module
     calls (filters recomputed every forward), torch.optim.Adam, autograd for FedProx's term,
@@ -509,21 +519,28 @@ def _reference_run(
                 total += int(mask.sum())
             acc.append(right / total)
         hist.append([*acc, *np.array(terms).mean(0)])
-    return np.array(hist).T, glob.state_dict()
+    return np.array(hist).T, glob.state_dict(), codebook
 
 
-def test_fast_path_matches_step_by_step_loop(graph):
+@pytest.mark.parametrize(
+    ("split", "kw"),
+    [
+        ((0.6, 0.2, 0.2), {"weights": (5.0, 1.0)}),  # the defaults
+        # the book's 20 % labelled (prototypes from a subset of the important nodes) and
+        # every other argument off its default
+        ((0.2, 0.2, 0.6), {"weights": (2.0, 0.3), "lr": 0.02, "hidden": 16, "prox_mu": 0.05}),
+    ],
+)
+def test_fast_path_matches_step_by_step_loop(graph, split, kw):
     """The federated loop's shortcuts (cached filters, teacher softmax and global bands, flat
     Adam, FedProx's gradient at the step, one evaluation pass per round reused as the next
-    teacher) give the step-by-step loop's History and global model, on this machine, for
-    every method."""
-    clients = s2fgl.louvain_partition(graph, n_clients=3, seed=0)
+    teacher) give the step-by-step loop's History, global model and codebook, on this machine,
+    for every method."""
+    clients = s2fgl.louvain_partition(graph, n_clients=3, seed=0, split=split)
     fields = ("accuracy", "val_accuracy", "ce", "kl", "fgma")
     for method in s2fgl.METHODS:
-        h = s2fgl.run_federated(
-            method, clients, rounds=3, local_steps=2, weights=(5.0, 1.0), seed=7
-        )
-        want, state = _reference_run(method, clients, 3, 2, (5.0, 1.0), seed=7)
+        h = s2fgl.run_federated(method, clients, rounds=3, local_steps=2, seed=7, **kw)
+        want, state, cb = _reference_run(method, clients, 3, 2, seed=7, **kw)
         for name, w in zip(fields, want, strict=True):
             np.testing.assert_allclose(
                 getattr(h, name), w, rtol=1e-9, atol=1e-12, err_msg=f"{method} {name}"
@@ -532,3 +549,31 @@ def test_fast_path_matches_step_by_step_loop(graph):
             torch.testing.assert_close(
                 h.extra["global_state"][k], v, rtol=1e-9, atol=1e-12, msg=f"{method} {k}"
             )
+        assert (h.extra["codebook"] is None) == (cb is None)
+        if cb is not None:
+            torch.testing.assert_close(h.extra["codebook"], cb, rtol=1e-9, atol=1e-12)
+
+
+def test_no_label_of_an_unlabelled_node_reaches_training(graph):
+    """At the book's 20 % labelled nodes the important nodes include unlabelled ones (the
+    official code's data.y[top_indices] would read their labels): permuting the labels of every
+    non-training node changes nothing the server or the local steps see (codebook, loss terms,
+    global model), only the accuracies measured on those nodes."""
+    clients = s2fgl.louvain_partition(graph, n_clients=3, seed=0, split=(0.2, 0.2, 0.6))
+    rng = np.random.default_rng(0)
+    shuffled = []
+    for c in clients:
+        imp = s2fgl.important_nodes(c.adj, c.train_mask)
+        assert not c.train_mask[imp].all()  # the test needs unlabelled important nodes
+        y = c.y.copy()
+        hidden = np.nonzero(~c.train_mask)[0]
+        y[hidden] = rng.permutation(y[hidden])
+        shuffled.append(dataclasses.replace(c, y=y))
+    a = s2fgl.run_federated("s2fgl", clients, rounds=3, local_steps=2, seed=1)
+    b = s2fgl.run_federated("s2fgl", shuffled, rounds=3, local_steps=2, seed=1)
+    for name in ("ce", "kl", "fgma"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    torch.testing.assert_close(a.extra["codebook"], b.extra["codebook"], rtol=0, atol=0)
+    for k, v in a.extra["global_state"].items():
+        torch.testing.assert_close(b.extra["global_state"][k], v, rtol=0, atol=0)
+    assert not np.array_equal(a.accuracy, b.accuracy)  # the labels did change

@@ -106,7 +106,7 @@ top = important_nodes(c.adj, c.train_mask)
 G = nx.from_numpy_array(c.adj)
 pos = nx.spring_layout(G, seed=0)
 # classes in a palette of their own (the book's palette marks methods: orange is S2FGL)
-CLASS_COLORS = plt.get_cmap("Set2").colors
+CLASS_COLORS = [plt.get_cmap("tab10").colors[i] for i in (0, 2, 4, 8, 9)]  # no orange, pink
 colors = [CLASS_COLORS[int(k)] for k in c.y]
 fig, axes = plt.subplots(1, 2, figsize=plotting.figsize("wide"))
 ax = axes[0]
@@ -521,7 +521,7 @@ print("pairs loss at near-equality:", pairs)
 # orders of magnitude above the band form for two embeddings that differ by $10^{-3}$ noise:
 # part of the code's FGMA gradient pulls towards an arbitrary basis. The band form is not
 # immune either: where the 10th and 11th eigenvalues (the band's edge) are close, the noise can
-# move an eigenvector across the edge, which is why its loss at near-equality differs by orders
+# move an eigenvector across the edge, likely why its loss at near-equality differs by orders
 # of magnitude from seed to seed (printed above), though it stays far below the pairs form.
 # This book uses the band form (`form="band"`, the default); `form="pairs"` is the code's.
 #

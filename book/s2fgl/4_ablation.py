@@ -31,10 +31,9 @@
 # steps per round), with **10 rounds instead of 20** to fit the chapter's time budget. The
 # numbers are therefore not notebook 3's: three of the corners (FedAvg, without FGMA, S2FGL)
 # also run there for 20 rounds, and its table is the one to compare with; a shorter budget
-# can change the order of near-tied settings (notebook 3's weight pick does change between 10
-# and 20 rounds). Nothing here is picked: the grid is measured on the reported seeds 0–2 and
-# shown whole. Every comparison with FedAvg is paired by seed and carries a 95 % $t$-interval
-# over the seeds.
+# can change the order of near-tied settings. Nothing here is picked: the grid is measured on
+# the reported seeds 0–2 and shown whole. Every comparison with FedAvg is paired by seed and
+# carries a 95 % $t$-interval over the seeds.
 #
 # Its measured time at `small` scale, on one CPU thread, is in the chapter opener.
 

@@ -366,13 +366,15 @@ plt.show()
 # ## Claim check
 #
 # Over the three seeds: (1) the watermark lowers STAMP's p-value by more than one order of
-# magnitude at the final epoch on every seed (the same comparison on the clean model,
-# watermarked against plain versions, neither seen, is reported next to it); its effect size is
-# reported with its interval. It holds on {glue:text}`n_gain_hold_text` seeds on the CPU of
-# this execution; it held on 3 of 3 and on 2 of 3 on the CPUs of two earlier executions: a
-# margin inside the drift of float rounding between CPUs, which moves a seed's gain by several
-# orders over 4 epochs of training. Neither "reproduced" nor "not reproduced" can be asserted
-# on every CPU, so the verdict is **partly** and the check asks for 2 of the 3 seeds; (2) two copies
+# magnitude at the final epoch, on at least 2 of the 3 seeds and on their mean (the same
+# comparison on the clean model, watermarked against plain versions, neither seen, is reported
+# next to it); its effect size is reported with its interval. It holds on
+# {glue:text}`n_gain_hold_text` seeds on the CPU of this execution. On the CPUs of two earlier
+# executions a seed's gain came out as 2.3 and as −0.2 orders: the float rounding differences
+# between CPUs, amplified over 4 epochs of training, re-draw a seed's result about as much as a
+# new training seed would. Neither "reproduced" (every seed) nor "not reproduced" can be
+# asserted on every CPU, so the verdict is **partly**, and the check (2 of 3 seeds and the
+# mean) was chosen after both CPUs' results had been seen; (2) two copies
 # give a smaller p-value than one copy by more than 3 orders; the clean model cannot serve as its
 # control (its p-value is near 1 whatever the copies do), so the seed-to-seed spread of the one-copy
 # runs is reported instead and the verdict is "illustrated"; (3) the membership scores flag items of
@@ -394,10 +396,11 @@ claim(
     verdict="partly",
     min_passing=2,
     caveat=f"on the CPU of this execution the gain exceeds one order on {n_gain_hold} of "
-    f"{len(SEEDS)} seeds ({', '.join(f'{v:.1f}' for v in gain[:, -1])}); on the CPUs of two "
-    "earlier executions it did on 3 of 3 (2.3, 3.0, 3.7) and on 2 of 3 (-0.2, 6.9, 4.4): "
-    "float32 rounding differs between CPUs and, over 4 epochs of training, moves a seed's gain "
-    "by orders of magnitude, so the margin is not robust and the check asks for 2 of 3 seeds; "
+    f"{len(SEEDS)} seeds ({', '.join(f'{v:.1f}' for v in gain[:, -1])}); two earlier CPUs gave "
+    "(2.3, 3.0, 3.7), 3 of 3, and (-0.2, 6.9, 4.4), 2 of 3: float32 rounding differs between "
+    "CPUs and 4 epochs of training amplify it until a seed's gain is re-drawn (seed 0: 2.3 or "
+    "-0.2 orders), so per-seed margins are not robust; the check (2 of 3 seeds and the mean, "
+    "3.0 and 3.7 orders on those CPUs) was chosen after both CPUs' results had been seen; "
     "the effect sizes do not separate: d_wm - d_plain = "
     f"{d_gap[:, 0].mean():+.1f} "
     f"perplexity (per-seed 95 % CIs from {d_gap[:, 1].min():.1f} to {d_gap[:, 2].max():.1f}; "

@@ -34,10 +34,11 @@ The rules, enforced here rather than remembered:
   needs a ``caveat``; ``"not reproduced"`` needs a ``caveat`` (the measured gap and the likely
   reason) and asserts that the comparison **fails**, so a verdict cannot outlive its evidence.
 - ``min_passing=k``, for ``"partly"`` only: the comparison must hold for at least ``k`` of the
-  replicates instead of all of them. It is for a claim whose margin is inside the float32
-  drift between CPUs (it holds on every seed on one CPU and on all but one on another, so
-  neither "reproduced" nor "not reproduced" can be asserted on both); the caveat says so, with
-  the numbers. The check can still fail: fewer than ``k`` passing replicates raise.
+  replicates instead of all of them, ``k`` a majority (more than half), **and** for their mean.
+  It is for a claim whose margin is inside the float32 drift between CPUs (it holds on every
+  seed on one CPU and on all but one on another, so neither "reproduced" nor "not reproduced"
+  can be asserted on both); the caveat says so, with each CPU's numbers. The check can still
+  fail: fewer than ``k`` passing replicates, or a failing mean, raise.
 
 Failures raise ``AssertionError`` (the claim did not hold, or its control passed); malformed
 claims raise ``ValueError``/``TypeError`` naming the argument.
@@ -260,8 +261,9 @@ def claim(
             seeds); defaults to the length of ``value`` when ``over="seeds"``, else to 1.
         over: what the entries of ``value`` range over: ``"seeds"`` (the default), or e.g.
             ``"values of k"`` for a sweep of one seed (then pass ``seeds`` if there are more).
-        min_passing: for ``"partly"`` only, the number of replicates (1 to their number) the
-            comparison must hold for, instead of all (module docstring).
+        min_passing: for ``"partly"`` only, the number of replicates (a majority, up to their
+            number) the comparison must hold for, instead of all; the mean must hold too
+            (module docstring).
 
     Raises:
         AssertionError: if the comparison fails (or, for ``"not reproduced"``, holds) or the
@@ -344,9 +346,10 @@ def claim(
                 f"min_passing goes with verdict 'partly' (a claim that holds on only some "
                 f"replicates), got verdict {verdict!r}"
             )
-        if not 1 <= min_passing <= values.size:
+        if not values.size / 2 < min_passing <= values.size:
             raise ValueError(
-                f"min_passing must be between 1 and the {values.size} replicates, got {min_passing}"
+                f"min_passing must be a majority of the {values.size} replicates (more than half, "
+                f"at most all), got {min_passing}"
             )
         min_passing = int(min_passing)
     if verdict in ("partly", "not reproduced") and caveat is None:
@@ -356,7 +359,11 @@ def claim(
 
     ok = check.holds(values)
     passing = int(ok.sum())
-    holds = bool(ok.all()) if min_passing is None else passing >= min_passing
+    if min_passing is None:
+        holds = bool(ok.all())
+    else:  # a majority of the replicates, and their mean against the mean reference
+        mean_ok = bool(check.holds(np.array(values.mean()), np.array(check.ref.mean())))
+        holds = passing >= min_passing and mean_ok
     chapter, notebook, name = match.groups()
     record = Record(
         {
@@ -392,7 +399,7 @@ def claim(
                 "out of date"
             )
     elif not holds:
-        needs = "" if min_passing is None else f", needs {min_passing}"
+        needs = "" if min_passing is None else f", needs {min_passing} and the mean"
         problems.append(
             f"the claim does not hold: {record['measured']} is not {record['comparison']} "
             f"(holds in {passing} of {values.size}{needs})"
