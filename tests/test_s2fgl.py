@@ -445,15 +445,14 @@ def _reference_run(
     use_kl, use_fg = method in ("s2fgl", "s2fgl-nlir"), method in ("s2fgl", "s2fgl-fgma")
     data = []
     for c in clients:
-        imp = np.argsort(-s2fgl.node_importance(c.adj, c.train_mask), kind="stable")
-        imp = np.sort(imp[: len(c.nodes) // 3])
+        imp = s2fgl.important_nodes(c.adj, c.train_mask)  # sorted
         data.append(
             (
                 torch.as_tensor(c.x, dtype=torch.float32),
                 torch.as_tensor(c.adj, dtype=torch.float32),
                 torch.as_tensor(c.y),
                 imp,
-                np.sort(imp[c.train_mask[imp]]),
+                imp[c.train_mask[imp]],
                 c,
             )
         )

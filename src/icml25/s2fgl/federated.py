@@ -105,7 +105,7 @@ def _tensors(
         "va": torch.as_tensor(c.val_mask, device=dev),
         "te": torch.as_tensor(c.test_mask, device=dev),
         "imp": torch.as_tensor(imp, device=dev),
-        "lab": torch.as_tensor(np.sort(imp[c.train_mask[imp]]), device=dev),
+        "lab": torch.as_tensor(imp[c.train_mask[imp]], device=dev),  # imp is sorted
     }
 
 
